@@ -1,0 +1,8 @@
+"""imago: a toolkit and engine for playing, studying and training AI for Go and Othello.
+
+Layers, imports flowing one way::
+
+    core -> games -> records -> gtp -> agents -> nn / train -> arena, ui, bench -> cli
+"""
+
+__version__ = "0.1.0"

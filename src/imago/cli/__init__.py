@@ -1,0 +1,1 @@
+"""The ``imago`` command line. Each command lives in its own module with a ``register(app)``."""

@@ -1,0 +1,35 @@
+"""The games, each a public API over private numba kernels, and a registry to make them by name.
+
+>>> from imago.games import make
+>>> state = make("go", size=9)          # doctest: +SKIP
+>>> state = make("othello")             # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from imago.core.game import GameState
+
+GAMES: dict[str, str] = {
+    "go": "imago.games.go",
+    "othello": "imago.games.othello",
+}
+"""Game name -> module that defines ``new_game(**options) -> GameState``."""
+
+
+def make(name: str, **options: Any) -> GameState:
+    """A new game of ``name`` (``"go"``, ``"othello"``) at its start position.
+
+    Options are the game's own: for Go ``size``, ``rules`` (a ``GoRules``), ``handicap``;
+    for Othello ``size`` (8, or 6 for the small variant).
+    """
+    try:
+        module_name = GAMES[name]
+    except KeyError:
+        known = ", ".join(sorted(GAMES))
+        raise ValueError(f"unknown game {name!r} (known: {known})") from None
+    module = importlib.import_module(module_name)
+    state: GameState = module.new_game(**options)
+    return state
