@@ -7,7 +7,7 @@ returns a new state and leaves its input untouched.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Protocol, Self, runtime_checkable
 
@@ -15,7 +15,7 @@ import numpy as np
 import numpy.typing as npt
 
 from imago.core.color import Color
-from imago.core.move import Move
+from imago.core.move import Move, Point
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,8 +117,26 @@ class GameState(Protocol):
         """Whether ``move`` is legal here (never raises for a well-formed move)."""
         ...
 
-    def play(self, move: Move) -> Self:
-        """The state after ``move``; raises ``IllegalMoveError`` and changes nothing if illegal."""
+    def play(self, move: Move, color: Color | None = None) -> Self:
+        """The state after ``move``; raises ``IllegalMoveError`` and changes nothing if illegal.
+
+        ``color`` (default: :attr:`to_play`) lets records and GTP play out of turn: Go plays the
+        stone for that colour; Othello treats it as an implicit pass of the side to move when
+        that side has no legal move, and refuses it (``WRONG_COLOR``) otherwise.
+        """
+        ...
+
+    def with_setup(
+        self,
+        black: Iterable[Point] = (),
+        white: Iterable[Point] = (),
+        empty: Iterable[Point] = (),
+        to_play: Color | None = None,
+    ) -> Self:
+        """A new state with stones/discs placed or removed (SGF ``AB``/``AW``/``AE``, ``PL``).
+
+        Not a move: nothing is captured or flipped and the move number does not change.
+        """
         ...
 
     def play_action(self, action: int) -> Self:
