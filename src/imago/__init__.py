@@ -2,7 +2,7 @@
 
 Layers, imports flowing one way::
 
-    core -> games -> records -> gtp -> agents -> nn / train -> arena, ui, bench -> cli
+    core -> games -> records -> agents -> gtp -> nn / train -> arena, ui, bench -> cli
 """
 
 __version__ = "0.1.0"

@@ -1,0 +1,71 @@
+"""The architecture, checked: imports between imago's packages flow one way.
+
+    core -> games -> records -> agents -> gtp -> nn, train -> arena, ui, bench -> cli
+
+A module may import its own package and any package of a lower layer, never a higher one
+(plugin discovery by module name, as the agent and benchmark registries do, is not an import).
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+import imago
+
+LAYERS = {
+    "core": 0,
+    "games": 1,
+    "records": 2,
+    "agents": 3,
+    "gtp": 4,
+    "nn": 5,
+    "train": 6,
+    "arena": 7,
+    "ui": 7,
+    "bench": 8,
+    "cli": 9,
+}
+ROOT = Path(imago.__file__).parent
+MODULES = sorted(p for p in ROOT.rglob("*.py") if p.relative_to(ROOT).parts[0] in LAYERS)
+
+
+def imported_packages(path: Path) -> set[str]:
+    """The top-level imago packages a module imports (``imago.X...`` -> ``X``)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module)
+    return {name.split(".")[1] for name in names if name.startswith("imago.") and "." in name}
+
+
+def test_every_package_has_a_layer():
+    packages = {p.name for p in ROOT.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
+    assert packages <= set(LAYERS), packages - set(LAYERS)
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_imports_flow_one_way(path: Path):
+    own = path.relative_to(ROOT).parts[0]
+    upward = {
+        name for name in imported_packages(path) if name in LAYERS and LAYERS[name] > LAYERS[own]
+    }
+    assert not upward, f"{path.relative_to(ROOT)} ({own}) imports higher layers: {upward}"
+
+
+def test_torch_only_in_nn():
+    for path in MODULES:
+        package = path.relative_to(ROOT).parts[0]
+        if package == "nn":
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import | ast.ImportFrom):
+                module = getattr(node, "module", None) or ""
+                names = [module] + [a.name for a in node.names]
+                assert not any(n.split(".")[0] == "torch" for n in names), path
