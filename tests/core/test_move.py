@@ -36,7 +36,18 @@ def test_coordinate_table(size: int, point: Point, gtp: str, sgf: str, alg: str,
 
 @pytest.mark.parametrize(
     ("text", "size"),
-    [("I5", 9), ("K1", 9), ("A10", 9), ("A0", 9), ("", 9), ("5A", 9), ("Z26", 25), ("A-1", 9)],
+    [
+        ("I5", 9),
+        ("K1", 9),
+        ("A10", 9),
+        ("A0", 9),
+        ("", 9),
+        ("5A", 9),
+        ("Z26", 25),
+        ("A-1", 9),
+        ("A\u00b2", 9),
+        ("A\u0663", 9),
+    ],
 )
 def test_bad_gtp_vertices_are_invalid(text: str, size: int):
     with pytest.raises(InvalidMoveError):
@@ -78,3 +89,13 @@ def test_color():
     assert Color.parse("W") is Color.WHITE and Color.parse("black") is Color.BLACK
     with pytest.raises(ValueError):
         Color.parse("red")
+
+
+@given(st.text(max_size=6))
+def test_any_text_is_a_move_or_an_invalid_move_error(text: str):
+    for parse in (Move.from_gtp, Move.from_algebraic):
+        try:
+            move = parse(text, 9)
+        except InvalidMoveError:
+            continue
+        assert move.is_pass or move.is_resign or move.point is not None

@@ -116,7 +116,7 @@ class Move:
         if len(word) < 2:
             raise InvalidMoveError(f"not a GTP vertex: {text!r}")
         letter, digits = word[0].upper(), word[1:]
-        if letter not in GTP_COLUMNS or not digits.isdigit():
+        if letter not in GTP_COLUMNS or not _is_number(digits):
             raise InvalidMoveError(f"not a GTP vertex: {text!r}")
         col, number = GTP_COLUMNS.index(letter), int(digits)
         point = Point(size - number, col)
@@ -145,11 +145,11 @@ class Move:
         special = _special(word)
         if special is not None:
             return special
-        if len(word) < 2 or not word[1:].isdigit():
+        if len(word) < 2 or not _is_number(word[1:]):
             raise InvalidMoveError(f"not a move: {text!r}")
         col = ord(word[0].lower()) - ord("a")
         point = Point(int(word[1:]) - 1, col)
-        if not word[0].isalpha() or not point.on_board(size):
+        if not (word[0].isascii() and word[0].isalpha()) or not point.on_board(size):
             raise InvalidMoveError(f"{text!r} is off a {size}x{size} board")
         return cls.play(point)
 
@@ -202,6 +202,10 @@ class Move:
         if self.point is None:
             return f"Move.{self.kind.name}"
         return f"Move.play(Point({self.point.row}, {self.point.col}))"
+
+
+def _is_number(text: str) -> bool:
+    return text.isascii() and text.isdigit()
 
 
 def _special(word: str) -> Move | None:
