@@ -1,0 +1,501 @@
+"""Private numba kernels of the exact Othello endgame solver.
+
+Negamax with alpha-beta over bitboards (see :mod:`imago.agents._othello_kernels`), in layers:
+
+* ``solve_deep`` (more than ``SHALLOW`` empties): transposition table (bounds and best move),
+  enhanced transposition cutoff is not used; moves in fastest-first order (fewest replies for
+  the opponent, corners first), principal variation search with null windows, and a
+  stability cutoff.
+* ``solve_shallow`` (``SMALL`` < empties <= ``SHALLOW``): no table; moves in parity order
+  (squares in quadrants with an odd number of empties first), fastest-first above 7 empties.
+* ``solve_small`` (<= ``SMALL`` empties): iterates over the empty squares directly, no move
+  generation; ``solve_1`` counts the last move's flips without playing it.
+
+Scores are final disc differences for the player to move, empties to the winner.
+``stats`` is an ``int64`` array: ``[nodes, node_limit (0 = none), aborted flag]``; when the node
+limit is passed the search unwinds with meaningless values and sets ``stats[2]``.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from imago.agents._othello_kernels import (
+    CORNERS,
+    QUADRANT,
+    QUADRANT_MASK,
+    U0,
+    U1,
+    final_score,
+    flips,
+    legal_moves,
+    lowest_square,
+    popcount,
+    potential_mobility,
+)
+
+SMALL = 4
+SHALLOW = 7
+INF = 127
+PROBE_EMPTIES = 12
+PROBE_DEPTH = 2
+_NO_MOVE = -1
+
+# Transposition table columns (int8 data beside two uint64 key words).
+TT_LOWER = 0
+TT_UPPER = 1
+TT_MOVE = 2
+TT_EMPTIES = 3
+_HASH1 = np.uint64(0x9E3779B97F4A7C15)
+_HASH2 = np.uint64(0xC2B2AE3D27D4EB4F)
+_S29 = np.uint64(29)
+
+
+def new_table(bits: int = 20) -> tuple[np.ndarray, np.ndarray]:
+    """An empty table of ``2**bits`` entries: ``(keys uint64[n, 2], data int8[n, 4])``."""
+    n = 1 << bits
+    keys = np.zeros((n, 2), dtype=np.uint64)
+    data = np.zeros((n, 4), dtype=np.int8)
+    data[:, TT_EMPTIES] = -1
+    return keys, data
+
+
+@numba.njit(cache=True, inline="always")
+def _slot(p: np.uint64, o: np.uint64, mask: int) -> int:
+    h = p * _HASH1 ^ o * _HASH2
+    h ^= h >> _S29
+    return np.int64(h & np.uint64(mask))
+
+
+@numba.njit(cache=True)
+def solve_1(p: np.uint64, o: np.uint64, sq: int, stats: np.ndarray) -> int:
+    """The exact score with one empty square ``sq``."""
+    stats[0] += 1
+    np_ = popcount(p)
+    f = flips(p, o, sq)
+    if f:
+        return 2 * np_ - 62 + 2 * popcount(f)
+    f = flips(o, p, sq)
+    if f:
+        return 2 * np_ - 64 - 2 * popcount(f)
+    diff = 2 * np_ - 63
+    return diff + 1 if diff > 0 else diff - 1
+
+
+@numba.njit("int64(uint64, uint64, int64, int64, int64[::1])", cache=True)
+def solve_small(p: np.uint64, o: np.uint64, alpha: int, beta: int, stats: np.ndarray) -> int:
+    """Exact search with few empties, iterating over the empty squares in parity order."""
+    empty = ~(p | o)
+    if empty == U0:
+        stats[0] += 1
+        return final_score(p, o)
+    if (empty & (empty - U1)) == U0:
+        return solve_1(p, o, lowest_square(empty), stats)
+    stats[0] += 1
+    best = -INF
+    # Odd quadrants first, then even ones.
+    odd = U0
+    for q in range(4):
+        if popcount(empty & QUADRANT_MASK[q]) & 1:
+            odd |= QUADRANT_MASK[q]
+    for phase in range(2):
+        bits = empty & odd if phase == 0 else empty & ~odd
+        while bits:
+            sq = lowest_square(bits)
+            bits &= bits - U1
+            f = flips(p, o, sq)
+            if f == U0:
+                continue
+            np_ = p | f | (U1 << np.uint64(sq))
+            no = o ^ f
+            v = -solve_small(no, np_, -beta, -max(alpha, best), stats)
+            if v > best:
+                best = v
+                if v >= beta:
+                    return v
+    if best == -INF:
+        if legal_moves(o, p) == U0:
+            return final_score(p, o)
+        return -solve_small(o, p, -beta, -alpha, stats)
+    return best
+
+
+@numba.njit(cache=True)
+def _parity_odd(empty: np.uint64) -> np.uint64:
+    odd = U0
+    for q in range(4):
+        if popcount(empty & QUADRANT_MASK[q]) & 1:
+            odd |= QUADRANT_MASK[q]
+    return odd
+
+
+@numba.njit(cache=True)
+def _order_key(p: np.uint64, o: np.uint64, sq: int, f: np.uint64, odd: np.uint64) -> int:
+    """Fastest-first: fewer opponent replies is better; corners and odd quadrants help."""
+    np_ = p | f | (U1 << np.uint64(sq))
+    no = o ^ f
+    replies = legal_moves(no, np_)
+    key = popcount(replies) * 16 + popcount(replies & CORNERS) * 16
+    key += potential_mobility(no, np_) * 2
+    bit = U1 << np.uint64(sq)
+    if bit & CORNERS:
+        key -= 24
+    if bit & odd:
+        key -= 4
+    return key
+
+
+@numba.njit(cache=True)
+def _quick_eval(p: np.uint64, o: np.uint64) -> int:
+    """A cheap midgame guess for move ordering: mobility, corners, potential mobility."""
+    mp = legal_moves(p, o)
+    mo = legal_moves(o, p)
+    score = 8 * (popcount(mp) - popcount(mo))
+    score += 24 * (popcount(p & CORNERS) - popcount(o & CORNERS))
+    score += 8 * (popcount(mp & CORNERS) - popcount(mo & CORNERS))
+    score += potential_mobility(p, o) - potential_mobility(o, p)
+    return score
+
+
+@numba.njit("int64(uint64, uint64, int64, int64, int64)", cache=True)
+def _probe(p: np.uint64, o: np.uint64, depth: int, alpha: int, beta: int) -> int:
+    """A shallow alpha-beta search with :func:`_quick_eval` at the leaves (ordering only)."""
+    if depth == 0:
+        return _quick_eval(p, o)
+    moves = legal_moves(p, o)
+    if moves == U0:
+        if legal_moves(o, p) == U0:
+            return final_score(p, o) * 64
+        return -_probe(o, p, depth, -beta, -alpha)
+    best = -100000
+    while moves:
+        sq = lowest_square(moves)
+        moves &= moves - U1
+        f = flips(p, o, sq)
+        v = -_probe(o ^ f, p | f | (U1 << np.uint64(sq)), depth - 1, -beta, -max(alpha, best))
+        if v > best:
+            best = v
+            if v >= beta:
+                break
+    return best
+
+
+@numba.njit("int64(uint64, uint64, int64, int64, int64[::1])", cache=True)
+def solve_shallow(p: np.uint64, o: np.uint64, alpha: int, beta: int, stats: np.ndarray) -> int:
+    """Exact search for a moderate number of empties: no table, parity / fastest-first order."""
+    empty = ~(p | o)
+    n = popcount(empty)
+    if n <= SMALL:
+        return solve_small(p, o, alpha, beta, stats)
+    stats[0] += 1
+    moves = legal_moves(p, o)
+    if moves == U0:
+        if legal_moves(o, p) == U0:
+            return final_score(p, o)
+        return -solve_shallow(o, p, -beta, -alpha, stats)
+    odd = _parity_odd(empty)
+    squares = np.empty(64, dtype=np.int64)
+    keys = np.empty(64, dtype=np.int64)
+    count = 0
+    bits = moves
+    while bits:
+        sq = lowest_square(bits)
+        bits &= bits - U1
+        if n > 6:
+            key = _order_key(p, o, sq, flips(p, o, sq), odd)
+        else:
+            key = 0 if (U1 << np.uint64(sq)) & odd else 1
+        # Insertion sort, stable for ties.
+        i = count
+        while i > 0 and keys[i - 1] > key:
+            keys[i] = keys[i - 1]
+            squares[i] = squares[i - 1]
+            i -= 1
+        keys[i] = key
+        squares[i] = sq
+        count += 1
+    best = -INF
+    for i in range(count):
+        sq = squares[i]
+        f = flips(p, o, sq)
+        np_ = p | f | (U1 << np.uint64(sq))
+        no = o ^ f
+        a = max(alpha, best)
+        if i == 0:
+            v = -solve_shallow(no, np_, -beta, -a, stats)
+        else:
+            v = -solve_shallow(no, np_, -a - 1, -a, stats)
+            if a < v < beta:
+                v = -solve_shallow(no, np_, -beta, -v, stats)
+        if v > best:
+            best = v
+            if v >= beta:
+                return v
+    return best
+
+
+@numba.njit(cache=True)
+def _stable_lower(p: np.uint64, o: np.uint64) -> int:
+    """How many of ``o``'s discs are surely stable: full edges and corner-anchored edge runs."""
+    return popcount(_stable_bits(o, p))
+
+
+@numba.njit(cache=True)
+def _stable_bits(p: np.uint64, o: np.uint64) -> np.uint64:
+    """Discs of ``p`` that can never flip: edge runs from corners, grown through full lines."""
+    occupied = p | o
+    # Full lines in each of the four directions.
+    full_h = U0
+    for r in range(8):
+        row = np.uint64(0xFF) << np.uint64(8 * r)
+        if occupied & row == row:
+            full_h |= row
+    full_v = U0
+    for c in range(8):
+        col = np.uint64(0x0101010101010101) << np.uint64(c)
+        if occupied & col == col:
+            full_v |= col
+    full_d1 = U0
+    full_d2 = U0
+    for sq in range(64):
+        bit = U1 << np.uint64(sq)
+        if not occupied & bit:
+            continue
+        r, c = sq // 8, sq % 8
+        ok = True
+        rr, cc = r - min(r, c), c - min(r, c)
+        while rr < 8 and cc < 8:
+            if not (occupied >> np.uint64(rr * 8 + cc)) & U1:
+                ok = False
+                break
+            rr += 1
+            cc += 1
+        if ok:
+            full_d1 |= bit
+        ok = True
+        k = min(r, 7 - c)
+        rr, cc = r - k, c + k
+        while rr < 8 and cc >= 0:
+            if not (occupied >> np.uint64(rr * 8 + cc)) & U1:
+                ok = False
+                break
+            rr += 1
+            cc -= 1
+        if ok:
+            full_d2 |= bit
+    stable = p & CORNERS
+    if stable == U0:
+        return stable
+    # Grow: a disc is stable if in each of the four line directions it is on a full line, on
+    # the edge beyond, or next to a stable own disc.
+    candidates = p & ~stable
+    changed = True
+    while changed:
+        changed = False
+        bits = candidates
+        while bits:
+            sq = lowest_square(bits)
+            bits &= bits - U1
+            r, c = sq // 8, sq % 8
+            bit = U1 << np.uint64(sq)
+            ok = True
+            for d in range(4):
+                if d == 0:
+                    full = full_h
+                    dr, dc = 0, 1
+                elif d == 1:
+                    full = full_v
+                    dr, dc = 1, 0
+                elif d == 2:
+                    full = full_d1
+                    dr, dc = 1, 1
+                else:
+                    full = full_d2
+                    dr, dc = 1, -1
+                if full & bit:
+                    continue
+                good = False
+                for sgn in (1, -1):
+                    rr, cc = r + sgn * dr, c + sgn * dc
+                    if rr < 0 or rr > 7 or cc < 0 or cc > 7:
+                        good = True
+                        break
+                    if (stable >> np.uint64(rr * 8 + cc)) & U1:
+                        good = True
+                        break
+                if not good:
+                    ok = False
+                    break
+            if ok:
+                stable |= bit
+                candidates &= ~bit
+                changed = True
+    return stable
+
+
+@numba.njit(
+    "int64(uint64, uint64, int64, int64, int64[::1], uint64[:, ::1], int8[:, ::1])",
+    cache=True,
+)
+def solve_deep(
+    p: np.uint64,
+    o: np.uint64,
+    alpha: int,
+    beta: int,
+    stats: np.ndarray,
+    keys: np.ndarray,
+    data: np.ndarray,
+) -> int:
+    """Exact search with a transposition table, fastest-first order, PVS, stability cutoff."""
+    empty = ~(p | o)
+    n = popcount(empty)
+    if n <= SHALLOW:
+        return solve_shallow(p, o, alpha, beta, stats)
+    stats[0] += 1
+    if stats[1] > 0 and stats[0] > stats[1]:
+        stats[2] = 1
+        return 0
+    # Stability cutoff: the opponent's stable discs bound the player's best score (only worth
+    # computing when the opponent has few enough discs for it to matter).
+    if 64 - 2 * popcount(o) <= alpha:
+        top = 64 - 2 * _stable_lower(p, o)
+        if top <= alpha:
+            return top
+        if top < beta:
+            beta = top
+    mask = keys.shape[0] - 1
+    slot = _slot(p, o, mask)
+    if not (keys[slot, 0] == p and keys[slot, 1] == o and data[slot, TT_EMPTIES] == n):
+        other = slot ^ np.int64(1)
+        if keys[other, 0] == p and keys[other, 1] == o and data[other, TT_EMPTIES] == n:
+            slot = other
+        elif data[other, TT_EMPTIES] < data[slot, TT_EMPTIES]:
+            slot = other  # the entry to replace: the shallower of the two
+    tt_move = _NO_MOVE
+    if keys[slot, 0] == p and keys[slot, 1] == o and data[slot, TT_EMPTIES] == n:
+        lower = int(data[slot, TT_LOWER])
+        upper = int(data[slot, TT_UPPER])
+        if lower >= beta:
+            return lower
+        if upper <= alpha:
+            return upper
+        if lower == upper:
+            return lower
+        alpha = max(alpha, lower)
+        beta = min(beta, upper)
+        tt_move = int(data[slot, TT_MOVE])
+    moves = legal_moves(p, o)
+    if moves == U0:
+        if legal_moves(o, p) == U0:
+            return final_score(p, o)
+        return -solve_deep(o, p, -beta, -alpha, stats, keys, data)
+    odd = _parity_odd(empty)
+    squares = np.empty(64, dtype=np.int64)
+    order = np.empty(64, dtype=np.int64)
+    count = 0
+    bits = moves
+    while bits:
+        sq = lowest_square(bits)
+        bits &= bits - U1
+        if sq == tt_move:
+            key = -1000000
+        elif n >= PROBE_EMPTIES:
+            f = flips(p, o, sq)
+            key = _probe(o ^ f, p | f | (U1 << np.uint64(sq)), PROBE_DEPTH, -100000, 100000)
+        else:
+            key = _order_key(p, o, sq, flips(p, o, sq), odd)
+        i = count
+        while i > 0 and order[i - 1] > key:
+            order[i] = order[i - 1]
+            squares[i] = squares[i - 1]
+            i -= 1
+        order[i] = key
+        squares[i] = sq
+        count += 1
+    alpha0 = alpha
+    best = -INF
+    best_sq = squares[0]
+    for i in range(count):
+        sq = squares[i]
+        f = flips(p, o, sq)
+        np_ = p | f | (U1 << np.uint64(sq))
+        no = o ^ f
+        a = max(alpha, best)
+        if i == 0:
+            v = -solve_deep(no, np_, -beta, -a, stats, keys, data)
+        else:
+            v = -solve_deep(no, np_, -a - 1, -a, stats, keys, data)
+            if a < v < beta:
+                v = -solve_deep(no, np_, -beta, -v, stats, keys, data)
+        if stats[2]:
+            return 0
+        if v > best:
+            best = v
+            best_sq = sq
+            if v >= beta:
+                break
+    # Store the bound this search proved.
+    keys[slot, 0] = p
+    keys[slot, 1] = o
+    data[slot, TT_EMPTIES] = n
+    data[slot, TT_MOVE] = best_sq
+    if best >= beta:
+        data[slot, TT_LOWER] = best
+        data[slot, TT_UPPER] = 64
+    elif best <= alpha0:
+        data[slot, TT_LOWER] = -64
+        data[slot, TT_UPPER] = best
+    else:
+        data[slot, TT_LOWER] = best
+        data[slot, TT_UPPER] = best
+    return best
+
+
+@numba.njit(cache=True)
+def solve(
+    p: np.uint64,
+    o: np.uint64,
+    alpha: int,
+    beta: int,
+    stats: np.ndarray,
+    keys: np.ndarray,
+    data: np.ndarray,
+) -> int:
+    """The exact score within ``(alpha, beta)`` (fail-soft bounds outside it)."""
+    return solve_deep(p, o, alpha, beta, stats, keys, data)
+
+
+@numba.njit(cache=True)
+def solve_moves(
+    p: np.uint64,
+    o: np.uint64,
+    squares: np.ndarray,
+    scores: np.ndarray,
+    exact_all: bool,
+    stats: np.ndarray,
+    keys: np.ndarray,
+    data: np.ndarray,
+) -> int:
+    """Score the root moves ``squares``; the index of the best. Exact for every move when
+    ``exact_all``; otherwise exact for the best and an upper bound for the others."""
+    best = -INF
+    best_i = 0
+    for i in range(squares.shape[0]):
+        sq = squares[i]
+        f = flips(p, o, sq)
+        np_ = p | f | (U1 << np.uint64(sq))
+        no = o ^ f
+        if exact_all or i == 0:
+            v = -solve_deep(no, np_, -64, 64, stats, keys, data)
+        else:
+            v = -solve_deep(no, np_, -best - 1, -best, stats, keys, data)
+            if v > best:
+                v = -solve_deep(no, np_, -64, -v, stats, keys, data)
+        if stats[2]:
+            return -1
+        scores[i] = v
+        if v > best:
+            best = v
+            best_i = i
+    return best_i

@@ -1,0 +1,269 @@
+"""Private numba kernels of the Othello alpha-beta search: evaluation and negamax.
+
+``weights`` is an ``int64`` array ``(phases, 70)``: columns 0-63 the positional mask, then
+mobility, potential mobility, corners, stable discs, discs, and the phase's ``min_empties``
+(see ``data/othello_weights.json``). Values are from the side to move's point of view; a won
+game is worth ``WIN`` plus the disc difference, far beyond any evaluation.
+
+``stats`` is ``int64[3]``: ``[nodes, node_limit (0 = none), aborted]``. The table is
+``keys uint64[n, 2]`` (the two bitboards) and ``data int64[n, 4]``: depth, bound, value, move.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from imago.agents._othello_kernels import (
+    CORNERS,
+    U0,
+    U1,
+    edge_stable,
+    final_score,
+    flips,
+    legal_moves,
+    lowest_square,
+    popcount,
+    potential_mobility,
+)
+
+WIN = 1_000_000
+DISC = 1000
+INF = 10_000_000
+W_MOBILITY = 64
+W_POTENTIAL = 65
+W_CORNERS = 66
+W_STABLE = 67
+W_DISCS = 68
+W_MIN_EMPTIES = 69
+BOUND_EXACT = 0
+BOUND_LOWER = 1
+BOUND_UPPER = 2
+_HASH1 = np.uint64(0x9E3779B97F4A7C15)
+_HASH2 = np.uint64(0xC2B2AE3D27D4EB4F)
+
+
+def new_table(bits: int = 18) -> tuple[np.ndarray, np.ndarray]:
+    """An empty table of ``2**bits`` entries."""
+    n = 1 << bits
+    data = np.zeros((n, 4), dtype=np.int64)
+    data[:, 0] = -1
+    return np.zeros((n, 2), dtype=np.uint64), data
+
+
+@numba.njit(cache=True)
+def phase_of(weights: np.ndarray, empties: int) -> int:
+    """The row of ``weights`` that applies with ``empties`` empty squares."""
+    for k in range(weights.shape[0]):
+        if empties >= weights[k, W_MIN_EMPTIES]:
+            return k
+    return weights.shape[0] - 1
+
+
+@numba.njit(cache=True)
+def evaluate(p: np.uint64, o: np.uint64, weights: np.ndarray) -> int:
+    """The static evaluation for the player ``p`` to move."""
+    empties = 64 - popcount(p | o)
+    w = weights[phase_of(weights, empties)]
+    score = 0
+    bits = p
+    while bits:
+        score += w[lowest_square(bits)]
+        bits &= bits - U1
+    bits = o
+    while bits:
+        score -= w[lowest_square(bits)]
+        bits &= bits - U1
+    score += w[W_MOBILITY] * (popcount(legal_moves(p, o)) - popcount(legal_moves(o, p)))
+    score += w[W_POTENTIAL] * (potential_mobility(p, o) - potential_mobility(o, p))
+    score += w[W_CORNERS] * (popcount(p & CORNERS) - popcount(o & CORNERS))
+    if w[W_STABLE] != 0:
+        score += w[W_STABLE] * (popcount(edge_stable(p, o)) - popcount(edge_stable(o, p)))
+    score += w[W_DISCS] * (popcount(p) - popcount(o))
+    return score
+
+
+@numba.njit(cache=True)
+def terminal_value(p: np.uint64, o: np.uint64) -> int:
+    """The value of a finished game: a win or loss dwarfs any evaluation."""
+    diff = final_score(p, o)
+    if diff > 0:
+        return WIN + diff * DISC
+    if diff < 0:
+        return -WIN + diff * DISC
+    return 0
+
+
+@numba.njit(cache=True, inline="always")
+def _slot(p: np.uint64, o: np.uint64, mask: int) -> int:
+    h = p * _HASH1 ^ o * _HASH2
+    h ^= h >> np.uint64(29)
+    return np.int64(h & np.uint64(mask))
+
+
+@numba.njit(cache=True)
+def order_moves(
+    p: np.uint64, o: np.uint64, moves: np.uint64, first: int, weights: np.ndarray, out: np.ndarray
+) -> int:
+    """Write ``moves`` to ``out`` best first (``first``, then a cheap static guess); the count."""
+    keys = np.empty(64, dtype=np.int64)
+    w = weights[phase_of(weights, 64 - popcount(p | o))]
+    count = 0
+    while moves:
+        sq = lowest_square(moves)
+        moves &= moves - U1
+        if sq == first:
+            key = INF
+        else:
+            f = flips(p, o, sq)
+            np_ = p | f | (U1 << np.uint64(sq))
+            no = o ^ f
+            key = w[sq] - w[W_MOBILITY] * popcount(legal_moves(no, np_))
+            if (U1 << np.uint64(sq)) & CORNERS:
+                key += w[W_CORNERS]
+        i = count
+        while i > 0 and keys[i - 1] < key:
+            keys[i] = keys[i - 1]
+            out[i] = out[i - 1]
+            i -= 1
+        keys[i] = key
+        out[i] = sq
+        count += 1
+    return count
+
+
+@numba.njit(
+    "int64(uint64, uint64, int64, int64, int64, int64, int64, int64[:, ::1], int64[::1],"
+    " uint64[:, ::1], int64[:, ::1])",
+    cache=True,
+)
+def negamax(
+    p: np.uint64,
+    o: np.uint64,
+    depth: int,
+    alpha: int,
+    beta: int,
+    ply: int,
+    top_k: int,
+    weights: np.ndarray,
+    stats: np.ndarray,
+    keys: np.ndarray,
+    data: np.ndarray,
+) -> int:
+    """Alpha-beta (fail-soft PVS) to ``depth``; below the root (``ply >= 1``) only the
+    ``top_k`` best-ordered moves are searched when ``top_k > 0`` (002's pruning)."""
+    stats[0] += 1
+    if stats[1] > 0 and stats[0] > stats[1]:
+        stats[2] = 1
+        return 0
+    moves = legal_moves(p, o)
+    if moves == U0:
+        if legal_moves(o, p) == U0:
+            return terminal_value(p, o)
+        return -negamax(o, p, depth, -beta, -alpha, ply + 1, top_k, weights, stats, keys, data)
+    if depth <= 0:
+        return evaluate(p, o, weights)
+    mask = keys.shape[0] - 1
+    slot = _slot(p, o, mask)
+    tt_move = -1
+    if keys[slot, 0] == p and keys[slot, 1] == o and data[slot, 0] >= 0:
+        tt_move = data[slot, 3]
+        if data[slot, 0] >= depth:
+            value = data[slot, 2]
+            bound = data[slot, 1]
+            if bound == BOUND_EXACT:
+                return value
+            if bound == BOUND_LOWER and value >= beta:
+                return value
+            if bound == BOUND_UPPER and value <= alpha:
+                return value
+    squares = np.empty(64, dtype=np.int64)
+    count = order_moves(p, o, moves, tt_move, weights, squares)
+    if top_k > 0 and ply >= 1 and count > top_k:
+        count = top_k
+    alpha0 = alpha
+    best = -INF
+    best_sq = squares[0]
+    for i in range(count):
+        sq = squares[i]
+        f = flips(p, o, sq)
+        np_ = p | f | (U1 << np.uint64(sq))
+        no = o ^ f
+        a = max(alpha, best)
+        if i == 0:
+            v = -negamax(no, np_, depth - 1, -beta, -a, ply + 1, top_k, weights, stats, keys, data)
+        else:
+            v = -negamax(no, np_, depth - 1, -a - 1, -a, ply + 1, top_k, weights, stats, keys, data)
+            if a < v < beta:
+                v = -negamax(
+                    no, np_, depth - 1, -beta, -v, ply + 1, top_k, weights, stats, keys, data
+                )
+        if stats[2]:
+            return 0
+        if v > best:
+            best = v
+            best_sq = sq
+            if v >= beta:
+                break
+    keys[slot, 0] = p
+    keys[slot, 1] = o
+    data[slot, 0] = depth
+    data[slot, 2] = best
+    data[slot, 3] = best_sq
+    if best >= beta:
+        data[slot, 1] = BOUND_LOWER
+    elif best <= alpha0:
+        data[slot, 1] = BOUND_UPPER
+    else:
+        data[slot, 1] = BOUND_EXACT
+    return best
+
+
+@numba.njit(cache=True)
+def search_child(
+    p: np.uint64,
+    o: np.uint64,
+    sq: int,
+    depth: int,
+    alpha: int,
+    beta: int,
+    top_k: int,
+    weights: np.ndarray,
+    stats: np.ndarray,
+    keys: np.ndarray,
+    data: np.ndarray,
+) -> int:
+    """The value for ``p`` of playing ``sq`` then searching ``depth - 1`` plies."""
+    f = flips(p, o, sq)
+    np_ = p | f | (U1 << np.uint64(sq))
+    no = o ^ f
+    return -negamax(no, np_, depth - 1, -beta, -alpha, 1, top_k, weights, stats, keys, data)
+
+
+@numba.njit(cache=True)
+def principal_variation(
+    p: np.uint64, o: np.uint64, keys: np.ndarray, data: np.ndarray, out: np.ndarray
+) -> int:
+    """Follow the table's best moves from ``(p, o)``; squares (64 = pass) into ``out``."""
+    n = 0
+    mask = keys.shape[0] - 1
+    while n < out.shape[0]:
+        moves = legal_moves(p, o)
+        if moves == U0:
+            if legal_moves(o, p) == U0:
+                break
+            out[n] = 64
+            n += 1
+            p, o = o, p
+            continue
+        slot = _slot(p, o, mask)
+        if not (keys[slot, 0] == p and keys[slot, 1] == o and data[slot, 0] >= 0):
+            break
+        sq = data[slot, 3]
+        if not (moves >> np.uint64(sq)) & U1:
+            break
+        out[n] = sq
+        n += 1
+        f = flips(p, o, sq)
+        p, o = o ^ f, p | f | (U1 << np.uint64(sq))
+    return n

@@ -1,0 +1,476 @@
+"""The alpha-beta agent (``alphabeta``): negamax with iterative deepening, for Othello and Go.
+
+The search (numba kernels in ``_othello_search`` / ``_go_search``) is fail-soft principal
+variation search with a Zobrist-keyed transposition table holding bounds and best moves, move
+ordering (table move, then the previous iteration's order at the root, then a cheap static
+guess), and optional pruning to the ``top_k`` best-ordered moves below the first ply (002's
+idea; ``top_k=0`` searches everything). The root is driven from Python: each iteration
+searches every root move, and a time limit always lets depth 1 finish and returns the best move
+of the last completed depth.
+
+Othello: the evaluation follows 002's three phases (positional mask, mobility, potential
+mobility, corners, edge stability, and the disc difference late), with its weights in
+``data/othello_weights.json`` (or a file of the same shape named by the ``weights`` option).
+When ``endgame_empties`` or fewer squares are empty, the agent solves the position exactly with
+:class:`~imago.agents.endgame.EndgameSolver` (falling back to the heuristic search if the solve
+does not fit in the time).
+
+Go: the evaluation is 001's small-board heuristic (area score with komi, liberties, and
+position in the opening). Be clear about what this can do: Go has no good cheap evaluation and a
+branching factor near the number of empty points, so alpha-beta reaches only 2-4 plies on 9x9 in
+a second and misjudges life and death, seki and territory that is not yet enclosed. It plays
+legal, connected-looking moves and beats a random player; it is not a strong Go engine (use the
+``mcts`` agent for Go).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+from imago.agents.base import (
+    Agent,
+    Candidate,
+    InfoCallback,
+    Limit,
+    SearchResult,
+    StopFlag,
+)
+from imago.agents.registry import register_agent
+from imago.core.game import GameState
+from imago.core.move import Move, Point
+
+WEIGHT_FEATURES = ("mobility", "potential_mobility", "corners", "stable", "discs", "min_empties")
+
+
+@dataclass(frozen=True)
+class AlphaBetaOptions:
+    """Options of the alpha-beta agent."""
+
+    depth: int = 64
+    """The deepest iteration (a ``Limit.depth`` lowers it)."""
+    time: float = 1.0
+    """Seconds per move when the limit gives neither time, nodes nor depth."""
+    top_k: int = 0
+    """Search only the k best-ordered moves below the first ply (0: all moves)."""
+    endgame_empties: int = 18
+    """Othello: solve exactly when this many squares or fewer are empty (0: never)."""
+    table_bits: int = 20
+    """The transposition table has ``2**table_bits`` entries."""
+    weights: str = ""
+    """Othello: a JSON weights file (empty: the built-in ``othello_weights.json``)."""
+
+
+def load_othello_weights(path: str | Path | None = None) -> npt.NDArray[np.int64]:
+    """Read Othello evaluation weights (the built-in file when ``path`` is empty) into the
+    ``(phases, 70)`` array the search kernels use; phases sorted from the opening on."""
+    if path:
+        text = Path(path).read_text(encoding="utf-8")
+    else:
+        text = (resources.files("imago.agents") / "data" / "othello_weights.json").read_text(
+            encoding="utf-8"
+        )
+    doc = json.loads(text)
+    phases = doc.get("phases")
+    if not isinstance(phases, list) or not phases:
+        raise ValueError("Othello weights need a non-empty 'phases' list")
+    rows = []
+    for phase in phases:
+        mask = phase.get("mask")
+        if not isinstance(mask, list) or len(mask) != 64:
+            raise ValueError("each phase needs a 'mask' of 64 numbers")
+        missing = [name for name in WEIGHT_FEATURES if name not in phase]
+        if missing:
+            raise ValueError(f"phase {phase.get('name', '?')!r} lacks {', '.join(missing)}")
+        rows.append([int(v) for v in mask] + [int(phase[name]) for name in WEIGHT_FEATURES])
+    table = np.array(rows, dtype=np.int64)
+    return table[np.argsort(-table[:, -1], kind="stable")]
+
+
+class _Backend(Protocol):
+    """One game's root: its moves, and a search of one root move to a depth."""
+
+    moves: list[Move]
+
+    def search(self, index: int, depth: int, alpha: int, beta: int, stats: np.ndarray) -> int: ...
+
+    def pv(self, index: int) -> tuple[Move, ...]: ...
+
+    def describe(self, value: int) -> tuple[float, float]: ...
+
+
+class _OthelloBackend:
+    def __init__(self, state: GameState, agent: AlphaBetaAgent) -> None:
+        from imago.agents import _othello_kernels as bb
+        from imago.agents import _othello_search as k
+        from imago.agents.endgame import state_bitboards
+
+        self._k = k
+        self._bb = bb
+        player, opponent = state_bitboards(state)
+        self.p, self.o = np.uint64(player), np.uint64(opponent)
+        legal = int(bb.legal_moves(self.p, self.o))
+        self.squares = [sq for sq in range(64) if legal >> sq & 1]
+        self.moves = [Move.play(Point(sq // 8, sq % 8)) for sq in self.squares]
+        self.weights = agent.othello_weights
+        self.top_k = agent.options.top_k
+        self.keys, self.data = agent.othello_table()
+
+    def search(self, index: int, depth: int, alpha: int, beta: int, stats: np.ndarray) -> int:
+        return int(
+            self._k.search_child(
+                self.p,
+                self.o,
+                self.squares[index],
+                depth,
+                alpha,
+                beta,
+                self.top_k,
+                self.weights,
+                stats,
+                self.keys,
+                self.data,
+            )  # fmt: skip
+        )
+
+    def pv(self, index: int) -> tuple[Move, ...]:
+        sq = self.squares[index]
+        f = np.uint64(int(self._bb.flips(self.p, self.o, sq)))
+        child_p = np.uint64(int(self.o) ^ int(f))
+        child_o = np.uint64(int(self.p) | int(f) | (1 << sq))
+        out = np.empty(32, dtype=np.int64)
+        n = self._k.principal_variation(child_p, child_o, self.keys, self.data, out)
+        rest = tuple(
+            Move.PASS if s == 64 else Move.play(Point(int(s) // 8, int(s) % 8)) for s in out[:n]
+        )
+        return (self.moves[index], *rest)
+
+    def describe(self, value: int) -> tuple[float, float]:
+        k = self._k
+        if abs(value) >= k.WIN // 2:
+            discs = (value - k.WIN if value > 0 else value + k.WIN) / k.DISC
+            return discs, 1.0 if value > 0 else 0.0
+        discs = value / 100.0
+        return discs, 1.0 / (1.0 + math.exp(-discs / 8.0))
+
+
+class _GoBackend:
+    def __init__(self, state: GameState, agent: AlphaBetaAgent) -> None:
+        from imago.agents import _go_search as k
+        from imago.games.go import fastpath as gf
+
+        self._k = k
+        self._gf = gf
+        rules: Any = state.rules  # type: ignore[attr-defined]
+        self.size = state.size
+        self.komi = float(rules.komi)
+        self.suicide = bool(rules.suicide_allowed)
+        self.mode = gf.ko_mode(rules)
+        self.history = np.asarray(state.superko_keys(), dtype=np.int64)  # type: ignore[attr-defined]
+        self.s = gf.to_arrays(state)  # type: ignore[arg-type]
+        sensible = getattr(state, "sensible_moves", None)
+        moves = list(sensible()) if sensible else list(state.legal_moves())
+        if Move.PASS not in moves:
+            moves.append(Move.PASS)
+        self.moves = [m for m in moves if m.is_play] + [Move.PASS]
+        self.actions = [m.to_action(self.size) for m in self.moves]
+        self.color = int(state.to_play)
+        self.top_k = agent.options.top_k
+        self.keys, self.data = agent.go_table()
+
+    def _child(self, index: int) -> np.ndarray:
+        child = self.s.copy()
+        self._gf.play(child, self.size, self.actions[index], self.color, self.suicide)
+        return child
+
+    def search(self, index: int, depth: int, alpha: int, beta: int, stats: np.ndarray) -> int:
+        return -int(
+            self._k.negamax(
+                self._child(index),
+                self.size,
+                self.komi,
+                self.suicide,
+                self.mode,
+                self.history,
+                depth - 1,
+                -beta,
+                -alpha,
+                1,
+                self.top_k,
+                stats,
+                self.keys,
+                self.data,
+            )  # fmt: skip
+        )
+
+    def pv(self, index: int) -> tuple[Move, ...]:
+        return (self.moves[index],)
+
+    def describe(self, value: int) -> tuple[float, float]:
+        k = self._k
+        if abs(value) >= k.WIN // 2:
+            points = (value - k.WIN if value > 0 else value + k.WIN) / k.POINT
+            return points, 1.0 if value > 0 else 0.0
+        points = value / k.POINT
+        return points, 1.0 / (1.0 + math.exp(-points / 5.0))
+
+
+@dataclass
+class _Iteration:
+    depth: int
+    best: int
+    values: list[int]
+    order: list[int]
+
+
+class AlphaBetaAgent(Agent):
+    """Iterative-deepening alpha-beta for Othello (8x8) and Go (see the module docstring).
+
+    Honours ``Limit.time``, ``Limit.depth`` and ``Limit.nodes``; with none of them it thinks
+    ``options.time`` seconds. Deterministic: it uses no randomness (a time limit can still make
+    two runs stop at different depths).
+    """
+
+    name = "alphabeta"
+
+    def __init__(self, options: AlphaBetaOptions, rng: np.random.Generator) -> None:
+        if options.depth < 1 or options.top_k < 0 or options.endgame_empties < 0:
+            raise ValueError("depth must be >= 1, top_k and endgame_empties >= 0")
+        if not 10 <= options.table_bits <= 26:
+            raise ValueError("table_bits must be in 10..26")
+        self.options = options
+        self.rng = rng
+        self.othello_weights = load_othello_weights(options.weights or None)
+        self._othello_table: tuple[np.ndarray, np.ndarray] | None = None
+        self._go_table: tuple[np.ndarray, np.ndarray] | None = None
+        self._solver: Any = None
+        self._nps = 200_000.0
+
+    # -- tables, kept between moves of a game --------------------------------------------------
+    def othello_table(self) -> tuple[np.ndarray, np.ndarray]:
+        if self._othello_table is None:
+            from imago.agents._othello_search import new_table
+
+            self._othello_table = new_table(self.options.table_bits)
+        return self._othello_table
+
+    def go_table(self) -> tuple[np.ndarray, np.ndarray]:
+        if self._go_table is None:
+            from imago.agents._go_search import new_table
+
+            self._go_table = new_table(min(self.options.table_bits, 18))
+        return self._go_table
+
+    def reset(self) -> None:
+        self._othello_table = None
+        self._go_table = None
+        self._solver = None
+
+    # -- the search ---------------------------------------------------------------------------
+    def select_move(
+        self,
+        state: GameState,
+        limit: Limit,
+        *,
+        on_info: InfoCallback | None = None,
+        stop: StopFlag | None = None,
+    ) -> SearchResult:
+        start = time.perf_counter()
+        if state.is_over():
+            return SearchResult(Move.PASS)
+        if state.game == "othello":
+            if state.size != 8:
+                raise ValueError("the alpha-beta agent plays Othello on 8x8 only")
+            solved = self._try_endgame(state, limit, start)
+            if solved is not None:
+                if on_info:
+                    on_info(solved)
+                return solved
+            backend: _Backend = _OthelloBackend(state, self)
+        elif state.game == "go":
+            backend = _GoBackend(state, self)
+        else:
+            raise ValueError(f"the alpha-beta agent does not play {state.game}")
+        if not backend.moves:
+            return SearchResult(Move.PASS, seconds=time.perf_counter() - start)
+        return self._deepen(backend, limit, start, on_info, stop)
+
+    def _budget(self, limit: Limit) -> tuple[float | None, int, int | None]:
+        """(time, max depth, node budget) for this move."""
+        max_depth = min(self.options.depth, limit.depth or self.options.depth)
+        seconds = limit.time
+        if seconds is None and limit.depth is None and limit.nodes is None:
+            seconds = self.options.time
+        return seconds, max_depth, limit.nodes
+
+    def _deepen(
+        self,
+        backend: _Backend,
+        limit: Limit,
+        start: float,
+        on_info: InfoCallback | None,
+        stop: StopFlag | None,
+    ) -> SearchResult:
+        seconds, max_depth, node_budget = self._budget(limit)
+        deadline = None if seconds is None else start + seconds
+        order = list(range(len(backend.moves)))
+        done: _Iteration | None = None
+        total_nodes = 0
+        result = SearchResult(backend.moves[0])
+        for depth in range(1, max_depth + 1):
+            iteration, nodes = self._iterate(
+                backend, depth, order, deadline, node_budget, total_nodes, stop, done is None
+            )
+            total_nodes += nodes
+            if iteration is None:
+                break
+            done = iteration
+            order = iteration.order
+            result = self._result(backend, done, total_nodes, time.perf_counter() - start)
+            if on_info:
+                on_info(result)
+            elapsed = time.perf_counter() - start
+            if deadline is not None and elapsed > (deadline - start) * 0.45:
+                break  # the next depth would most likely not finish
+            if len(backend.moves) == 1 or abs(done.best) >= 500_000:
+                break
+            if stop is not None and stop.is_set():
+                break
+        return result
+
+    def _iterate(
+        self,
+        backend: _Backend,
+        depth: int,
+        order: list[int],
+        deadline: float | None,
+        node_budget: int | None,
+        used: int,
+        stop: StopFlag | None,
+        must_finish: bool,
+    ) -> tuple[_Iteration | None, int]:
+        """Search every root move to ``depth`` (PVS); ``None`` when stopped before the end."""
+        values = [0] * len(backend.moves)
+        best = -10_000_000
+        nodes = 0
+        for rank, index in enumerate(order):
+            stats = np.zeros(3, dtype=np.int64)
+            if not must_finish:
+                if stop is not None and stop.is_set():
+                    return None, nodes
+                limit_nodes = self._node_limit(deadline, node_budget, used + nodes)
+                if limit_nodes is not None and limit_nodes <= 0:
+                    return None, nodes
+                stats[1] = limit_nodes or 0
+            t0 = time.perf_counter()
+            if rank == 0:
+                value = backend.search(index, depth, -10_000_000, 10_000_000, stats)
+            else:
+                value = backend.search(index, depth, best, best + 1, stats)
+                if value > best and not stats[2]:
+                    value = backend.search(index, depth, best, 10_000_000, stats)
+            nodes += int(stats[0])
+            self._learn_speed(int(stats[0]), time.perf_counter() - t0)
+            if stats[2]:
+                return None, nodes
+            values[index] = value
+            best = max(best, value)
+        new_order = sorted(order, key=lambda i: -values[i])
+        return _Iteration(depth, best, values, new_order), nodes
+
+    def _node_limit(self, deadline: float | None, node_budget: int | None, used: int) -> int | None:
+        limits = []
+        if deadline is not None:
+            limits.append(int((deadline - time.perf_counter()) * self._nps))
+        if node_budget is not None:
+            limits.append(node_budget - used)
+        return min(limits) if limits else None
+
+    def _learn_speed(self, nodes: int, seconds: float) -> None:
+        if nodes > 2000 and seconds > 1e-3:
+            self._nps = 0.5 * self._nps + 0.5 * nodes / seconds
+
+    def _result(
+        self, backend: _Backend, it: _Iteration, nodes: int, seconds: float
+    ) -> SearchResult:
+        candidates = []
+        for index in it.order:
+            value, winrate = backend.describe(it.values[index])
+            pv = backend.pv(index) if index == it.order[0] else (backend.moves[index],)
+            candidates.append(
+                Candidate(backend.moves[index], visits=0, winrate=winrate, value=value, pv=pv)
+            )
+        top = candidates[0]
+        return SearchResult(
+            top.move,
+            winrate=top.winrate,
+            value=top.value,
+            pv=top.pv,
+            nodes=nodes,
+            depth=it.depth,
+            seconds=seconds,
+            candidates=tuple(candidates),
+        )
+
+    # -- Othello endgame ------------------------------------------------------------------------
+    def _try_endgame(self, state: GameState, limit: Limit, start: float) -> SearchResult | None:
+        from imago.agents.endgame import EndgameSolver, SearchAborted
+
+        empties = int(np.count_nonzero(state.board() == 0))
+        if empties > self.options.endgame_empties:
+            return None
+        if self._solver is None:
+            self._solver = EndgameSolver(min(self.options.table_bits, 22))
+        seconds, _, node_budget = self._budget(limit)
+        budget = node_budget
+        if seconds is not None:
+            by_time = int(seconds * 0.5 * 5_000_000)
+            budget = by_time if budget is None else min(budget, by_time)
+        try:
+            solved = self._solver.solve_state(state, node_limit=budget)
+        except SearchAborted:
+            return None
+        candidates = tuple(
+            Candidate(
+                move,
+                winrate=1.0 if v > 0 else 0.0 if v < 0 else 0.5,
+                value=float(v),
+                pv=(move,),
+            )
+            for move, v in sorted(solved.move_scores, key=lambda mv: -mv[1])
+        )
+        score = solved.score
+        return SearchResult(
+            solved.move,
+            winrate=1.0 if score > 0 else 0.0 if score < 0 else 0.5,
+            value=float(score),
+            pv=(solved.move,),
+            nodes=solved.nodes,
+            depth=empties,
+            seconds=time.perf_counter() - start,
+            candidates=candidates,
+        )
+
+
+def moves_of(result: SearchResult) -> Sequence[Move]:
+    """The candidate moves of a result, best first (a small helper for tests and tools)."""
+    return [c.move for c in result.candidates]
+
+
+@register_agent(
+    "alphabeta",
+    AlphaBetaOptions,
+    games=("othello", "go"),
+    summary="iterative-deepening alpha-beta (Othello: phase evaluation + exact endgame solver)",
+)
+def _make_alphabeta(options: AlphaBetaOptions, rng: np.random.Generator) -> Agent:
+    return AlphaBetaAgent(options, rng)

@@ -1,0 +1,685 @@
+"""Monte Carlo tree search (``mcts``) for Go and Othello, built from parts.
+
+One search serves random playouts today and a neural network later (the shape of OpenSpiel's
+``MCTSBot`` and minigo's ``mcts.py``):
+
+* a :class:`MCTSConfig` (frozen) holds the numbers;
+* a **selection rule** scores a node's children: :class:`UCT` (Kocsis & Szepesvari 2006,
+  ``Q + c * sqrt(ln N / n)``), :class:`RaveUCT` (Gelly & Silver 2011, MC-RAVE: ``Q`` blended
+  with the all-moves-as-first value ``Q~`` by ``beta = sqrt(k / (3 n + k))``), or
+  :class:`PUCT` (AlphaZero: ``Q + c * P * sqrt(N) / (1 + n)``);
+* a **leaf evaluator** returns a value and optional priors: :class:`RandomPlayoutEvaluator`
+  runs a numba random playout (Go: no filling of one's own true eyes) and reports which colour
+  played each point first, for RAVE.
+
+Each node keeps its children's statistics as numpy arrays on the parent (``child_n``,
+``child_w``, ``prior``, ``amaf_n``, ``amaf_w``), so a selection is one vectorised expression.
+Values are win rates in ``[0, 1]`` for the player to move at the node. Virtual loss is applied
+on the way down and removed on the way up, ready for batched (neural) evaluation. Dirichlet
+noise at the root is a config parameter. The tree is kept between moves (reused when the new
+position lies below the old root); the move played is the most visited; the agent resigns
+when the root win rate falls below the resign threshold.
+
+Limits honoured: ``Limit.playouts`` (or ``Limit.nodes``) and ``Limit.time``; with neither, the
+agent's ``playouts`` option. Deterministic for a given seed under a playout limit.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Any, Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+from imago.agents.base import (
+    Agent,
+    Candidate,
+    InfoCallback,
+    Limit,
+    SearchResult,
+    StopFlag,
+)
+from imago.agents.registry import register_agent
+from imago.core.game import GameState
+from imago.core.move import Move
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+
+
+# -- the frozen configuration ------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class MCTSConfig:
+    """The numbers of a search."""
+
+    c: float = 0.7
+    """Exploration constant of the selection rule."""
+    rave_k: float = 1000.0
+    """RAVE equivalence parameter ``k``: at ``n = k / 3`` visits the two values weigh equally."""
+    first_play_urgency: float = 1.1
+    """The value of an unvisited child (without AMAF information): above 1 tries each once."""
+    dirichlet_alpha: float = 0.0
+    """Dirichlet noise on the root priors (0: none); AlphaZero uses 0.03 (Go) to 0.3."""
+    dirichlet_fraction: float = 0.25
+    resign_threshold: float = 0.05
+    """Resign when the root win rate is below this (0: never)."""
+    resign_min_visits: int = 200
+    virtual_loss: int = 1
+    max_playout_moves: int = 1000
+
+
+# -- the game as the search sees it -------------------------------------------------------------
+class SearchGame(Protocol):
+    """A game's fast path for the search. Positions are opaque ``sim`` values; ``run`` does
+    whole simulations with random playouts in numba."""
+
+    num_actions: int
+    pass_action: int
+
+    def root(self) -> Any: ...
+
+    def apply(self, sim: Any, action: int) -> Any: ...
+
+    def legal(self, sim: Any) -> IntArray: ...
+
+    def to_play(self, sim: Any) -> int: ...
+
+    def final_value(self, sim: Any) -> float: ...
+
+    def playout(self, sim: Any, first: npt.NDArray[np.int8]) -> float: ...
+
+    def run(self, tree: Tree, count: int, rule: int, config: MCTSConfig) -> int: ...
+
+    def move(self, action: int) -> Move: ...
+
+
+class _OthelloGame:
+    """Othello (8x8) positions as ``(p, o, color)`` with ``p`` the player to move."""
+
+    num_actions = 65
+    pass_action = 64
+
+    def __init__(self, state: GameState, seed: int) -> None:
+        from imago.agents import _mcts_kernels as k
+        from imago.agents.endgame import state_bitboards
+
+        if state.size != 8:
+            raise ValueError("the MCTS agent plays Othello on 8x8 only")
+        self._k = k
+        p, o = state_bitboards(state)
+        self._root = (np.uint64(p), np.uint64(o), int(state.to_play))
+        self._buf = np.empty(65, dtype=np.int64)
+        self._rng = np.array([seed or 1], dtype=np.uint64)
+
+    def root(self) -> Any:
+        return self._root
+
+    def apply(self, sim: Any, action: int) -> Any:
+        p, o = self._k.othello_apply(sim[0], sim[1], action)
+        return (np.uint64(p), np.uint64(o), 3 - sim[2])
+
+    def legal(self, sim: Any) -> IntArray:
+        n = self._k.othello_legal(sim[0], sim[1], self._buf)
+        return self._buf[:n].copy()
+
+    def to_play(self, sim: Any) -> int:
+        return int(sim[2])
+
+    def final_value(self, sim: Any) -> float:
+        from imago.agents._othello_kernels import final_score
+
+        return _outcome(int(final_score(sim[0], sim[1])))
+
+    def playout(self, sim: Any, first: npt.NDArray[np.int8]) -> float:
+        return _outcome(int(self._k.othello_playout(sim[0], sim[1], sim[2], self._rng, first)))
+
+    def run(self, tree: Tree, count: int, rule: int, config: MCTSConfig) -> int:
+        p, o, color = self._root
+        return int(
+            self._k.othello_run(
+                tree.root,
+                count,
+                p,
+                o,
+                color,
+                self._rng,
+                rule,
+                config.c,
+                config.rave_k,
+                config.first_play_urgency,
+                tree.ni,
+                tree.nf,
+                tree.ef,
+                tree.ei,
+                tree.counts,
+            )  # fmt: skip
+        )
+
+    def move(self, action: int) -> Move:
+        return Move.PASS if action == 64 else Move.from_action(action, 8)
+
+
+class _GoGame:
+    """Go positions as fastpath state arrays; superko checked against the game's history."""
+
+    def __init__(self, state: GameState, max_moves: int, seed: int) -> None:
+        from imago.agents import _mcts_kernels as k
+        from imago.games.go import fastpath as gf
+
+        rules: Any = state.rules  # type: ignore[attr-defined]
+        self._k = k
+        self._gf = gf
+        self.size = state.size
+        self.num_actions = self.size * self.size + 1
+        self.pass_action = self.size * self.size
+        self.komi = float(rules.komi)
+        self.suicide = bool(rules.suicide_allowed)
+        self.mode = gf.ko_mode(rules)
+        self.history = np.asarray(state.superko_keys(), dtype=np.int64)  # type: ignore[attr-defined]
+        self._root = gf.to_arrays(state)  # type: ignore[arg-type]
+        self._header = 10 * self.size * self.size
+        self._buf = np.empty(self.num_actions, dtype=np.int64)
+        self.max_moves = max_moves
+        self._work = np.empty_like(self._root)
+        self._rng = gf.seed_rng(seed)
+
+    def root(self) -> Any:
+        return self._root.copy()
+
+    def apply(self, sim: Any, action: int) -> Any:
+        self._gf.play(sim, self.size, action, int(sim[self._header]), self.suicide)
+        return sim
+
+    def legal(self, sim: Any) -> IntArray:
+        n = self._k.go_legal(sim, self.size, self.suicide, self.mode, self.history, self._buf)
+        return self._buf[:n].copy()
+
+    def to_play(self, sim: Any) -> int:
+        return int(sim[self._header])
+
+    def final_value(self, sim: Any) -> float:
+        black, white = self._gf.area_score(sim, self.size)
+        return self._score_value(black - white - self.komi, self.to_play(sim))
+
+    def playout(self, sim: Any, first: npt.NDArray[np.int8]) -> float:
+        color = self.to_play(sim)
+        self._work[:] = sim
+        score = self._k.go_playout(
+            self._work, self.size, self.komi, self.suicide, self.max_moves, self._rng, first
+        )
+        return self._score_value(float(score), color)
+
+    def run(self, tree: Tree, count: int, rule: int, config: MCTSConfig) -> int:
+        return int(
+            self._k.go_run(
+                tree.root,
+                count,
+                self._root,
+                self.size,
+                self.komi,
+                self.suicide,
+                self.mode,
+                self.history,
+                self.max_moves,
+                self._rng,
+                rule,
+                config.c,
+                config.rave_k,
+                config.first_play_urgency,
+                tree.ni,
+                tree.nf,
+                tree.ef,
+                tree.ei,
+                tree.counts,
+            )  # fmt: skip
+        )
+
+    @staticmethod
+    def _score_value(black_minus_white: float, color: int) -> float:
+        mine = black_minus_white if color == 1 else -black_minus_white
+        return 1.0 if mine > 0 else 0.0 if mine < 0 else 0.5
+
+    def move(self, action: int) -> Move:
+        return Move.from_action(action, self.size)
+
+
+def _outcome(diff: int) -> float:
+    return 1.0 if diff > 0 else 0.0 if diff < 0 else 0.5
+
+
+# -- leaf evaluators ----------------------------------------------------------------------------
+@dataclass(slots=True)
+class Evaluation:
+    """A leaf's value (win rate for the player to move there), optional priors over its legal
+    actions, and which colour first played each action afterwards (for AMAF; may be ``None``)."""
+
+    value: float
+    priors: FloatArray | None = None
+    first: npt.NDArray[np.int8] | None = None
+
+
+class Evaluator(Protocol):
+    """Evaluates a leaf: ``evaluate(game, sim, actions) -> Evaluation``."""
+
+    def evaluate(self, game: SearchGame, sim: Any, actions: IntArray) -> Evaluation: ...
+
+
+class RandomPlayoutEvaluator:
+    """One random playout to the end of the game (numba); the win (1), draw (0.5) or loss (0).
+
+    The search recognises this evaluator and runs whole simulations inside numba
+    (:meth:`SearchGame.run`), which is the same algorithm without the Python loop.
+    """
+
+    def evaluate(self, game: SearchGame, sim: Any, actions: IntArray) -> Evaluation:
+        first = np.zeros(game.num_actions, dtype=np.int8)
+        return Evaluation(game.playout(sim, first), None, first)
+
+
+# -- selection rules ----------------------------------------------------------------------------
+class SelectionRule(Protocol):
+    """Scores a node's children (``scores``, numpy, for reading and tests); ``kernel_id`` names
+    the same formula in the numba kernels (``_mcts_kernels.select_edge``)."""
+
+    kernel_id: int
+
+    def scores(self, stats: ChildStats, visits: float, config: MCTSConfig) -> FloatArray: ...
+
+
+@dataclass(frozen=True, slots=True)
+class ChildStats:
+    """A node's children's statistics, as arrays (views into the tree's pool)."""
+
+    n: FloatArray
+    w: FloatArray
+    amaf_n: FloatArray
+    amaf_w: FloatArray
+    prior: FloatArray
+
+
+class UCT:
+    """UCB1 applied to trees: ``Q + c * sqrt(ln N / n)``; unvisited children first (FPU)."""
+
+    kernel_id = 0
+
+    def scores(self, stats: ChildStats, visits: float, config: MCTSConfig) -> FloatArray:
+        n = stats.n
+        q = np.where(n > 0, stats.w / np.maximum(n, 1), config.first_play_urgency)
+        explore = config.c * np.sqrt(math.log(max(visits, 1)) / np.maximum(n, 1))
+        return q + np.where(n > 0, explore, 0.0)
+
+
+class RaveUCT:
+    """MC-RAVE: ``(1 - beta) Q + beta Q~ + 0.3 c sqrt(ln N / n)``, ``beta = sqrt(k / (3n + k))``
+    (0 for a move without AMAF statistics, such as pass); an unvisited child is judged by its
+    AMAF value ``Q~`` alone (FPU when it has none)."""
+
+    kernel_id = 1
+
+    def scores(self, stats: ChildStats, visits: float, config: MCTSConfig) -> FloatArray:
+        n, an = stats.n, stats.amaf_n
+        q = stats.w / np.maximum(n, 1)
+        qa = stats.amaf_w / np.maximum(an, 1)
+        beta = np.where(an > 0, np.sqrt(config.rave_k / (3.0 * n + config.rave_k)), 0.0)
+        explore = 0.3 * config.c * np.sqrt(math.log(max(visits, 1)) / np.maximum(n, 1))
+        unvisited = np.where(an > 0, qa, config.first_play_urgency)
+        return np.where(n > 0, (1.0 - beta) * q + beta * qa + explore, unvisited)
+
+
+class PUCT:
+    """AlphaZero's rule: ``Q + c * P * sqrt(N) / (1 + n)`` (unvisited: ``Q = FPU - 1``)."""
+
+    kernel_id = 2
+
+    def scores(self, stats: ChildStats, visits: float, config: MCTSConfig) -> FloatArray:
+        n = stats.n
+        q = np.where(n > 0, stats.w / np.maximum(n, 1), config.first_play_urgency - 1.0)
+        return q + config.c * stats.prior * math.sqrt(max(visits, 1)) / (1.0 + n)
+
+
+# -- the tree --------------------------------------------------------------------------------------
+class Tree:
+    """Nodes and edges in preallocated arrays (grown by doubling). A node's children are the
+    contiguous edges ``first .. first + count``: their statistics are array slices."""
+
+    def __init__(self, num_actions: int, nodes: int = 4096) -> None:
+        self.num_actions = num_actions
+        self.ni = np.zeros((nodes, 3), dtype=np.int64)
+        self.nf = np.zeros(nodes, dtype=np.float64)
+        edges = nodes * min(num_actions, 32)
+        self.ei = np.zeros((edges, 2), dtype=np.int64)
+        self.ef = np.zeros((edges, 5), dtype=np.float64)
+        self.counts = np.zeros(2, dtype=np.int64)
+        self.root = -1
+
+    @property
+    def edges_used(self) -> int:
+        return int(self.counts[1])
+
+    def grow(self) -> None:
+        """Double the pool (keeping everything in it)."""
+        self.ni = _grown(self.ni)
+        self.nf = _grown(self.nf)
+        self.ei = _grown(self.ei)
+        self.ef = _grown(self.ef)
+
+    def ensure_room(self) -> None:
+        if self.counts[0] + 2 >= len(self.nf) or self.counts[1] + 2 * self.num_actions >= len(
+            self.ei
+        ):
+            self.grow()
+
+    def add(self, color: int, actions: IntArray) -> int:
+        from imago.agents._mcts_kernels import add_node
+
+        self.ensure_room()
+        return int(
+            add_node(color, actions, len(actions), self.ni, self.nf, self.ef, self.ei, self.counts)
+        )
+
+    def edges(self, node: int) -> slice:
+        first, count = int(self.ni[node, 0]), int(self.ni[node, 1])
+        return slice(first, first + count)
+
+    def stats(self, node: int) -> ChildStats:
+        e = self.ef[self.edges(node)]
+        return ChildStats(e[:, 0], e[:, 1], e[:, 2], e[:, 3], e[:, 4])
+
+    def actions(self, node: int) -> IntArray:
+        return self.ei[self.edges(node), 0]
+
+    def child(self, node: int, action: int) -> int:
+        """The child node reached by ``action`` (-1 when not in the tree)."""
+        sl = self.edges(node)
+        hits = np.flatnonzero(self.ei[sl, 0] == action)
+        return int(self.ei[sl.start + int(hits[0]), 1]) if hits.size else -1
+
+
+def _grown(array: npt.NDArray[Any]) -> npt.NDArray[Any]:
+    bigger = np.zeros((2 * array.shape[0], *array.shape[1:]), dtype=array.dtype)
+    bigger[: array.shape[0]] = array
+    return bigger
+
+
+class MCTS:
+    """The search. Its parts are constructor arguments: the config, the selection rule, the leaf
+    evaluator and the random generator (Dirichlet noise)."""
+
+    def __init__(
+        self,
+        config: MCTSConfig,
+        rule: SelectionRule,
+        evaluator: Evaluator,
+        rng: np.random.Generator,
+    ) -> None:
+        self.config = config
+        self.rule = rule
+        self.evaluator = evaluator
+        self.rng = rng
+
+    def new_tree(self, game: SearchGame) -> Tree:
+        tree = Tree(game.num_actions)
+        sim = game.root()
+        tree.root = tree.add(game.to_play(sim), game.legal(sim))
+        self.add_noise(tree)
+        return tree
+
+    def add_noise(self, tree: Tree) -> None:
+        """Mix Dirichlet noise into the root priors when the config asks for it."""
+        alpha = self.config.dirichlet_alpha
+        sl = tree.edges(tree.root)
+        k = sl.stop - sl.start
+        if alpha > 0 and k > 1:
+            noise = self.rng.dirichlet([alpha] * k)
+            eps = self.config.dirichlet_fraction
+            tree.ef[sl, 4] = (1 - eps) * tree.ef[sl, 4] + eps * noise
+
+    def run(self, game: SearchGame, tree: Tree, count: int) -> int:
+        """Run ``count`` simulations; returns how many ran."""
+        if isinstance(self.evaluator, RandomPlayoutEvaluator):
+            remaining = count
+            while remaining > 0:
+                tree.ensure_room()
+                remaining -= game.run(tree, remaining, self.rule.kernel_id, self.config)
+                if remaining > 0:
+                    tree.grow()
+            return count
+        for _ in range(count):
+            self.simulate(game, tree)
+        return count
+
+    def simulate(self, game: SearchGame, tree: Tree) -> None:
+        """One simulation in Python with any evaluator: select with the rule's kernel, expand
+        one leaf, evaluate it, back the value up (virtual loss applied on the way down)."""
+        from imago.agents import _mcts_kernels as k
+
+        config = self.config
+        sim = game.root()
+        node = tree.root
+        path_n: list[int] = []
+        path_e: list[int] = []
+        vl = config.virtual_loss
+        while tree.ni[node, 1] > 0:
+            e = int(
+                k.select_edge(
+                    node,
+                    tree.ni,
+                    tree.nf,
+                    tree.ef,
+                    self.rule.kernel_id,
+                    config.c,
+                    config.rave_k,
+                    config.first_play_urgency,
+                )  # fmt: skip
+            )
+            path_n.append(node)
+            path_e.append(e)
+            tree.ef[e, 0] += vl
+            sim = game.apply(sim, int(tree.ei[e, 0]))
+            child = int(tree.ei[e, 1])
+            if child < 0:
+                child = tree.add(game.to_play(sim), game.legal(sim))
+                tree.ei[e, 1] = child
+                node = child
+                break
+            node = child
+        first = np.zeros(game.num_actions, dtype=np.int8)
+        if tree.ni[node, 1] == 0:
+            value = game.final_value(sim)
+        else:
+            evaluation = self.evaluator.evaluate(game, sim, tree.actions(node))
+            value = evaluation.value
+            if evaluation.first is not None:
+                first = evaluation.first
+            if evaluation.priors is not None:
+                tree.ef[tree.edges(node), 4] = evaluation.priors
+        k.backup(
+            np.array(path_n, dtype=np.int64), np.array(path_e, dtype=np.int64), len(path_n),
+            node, value, first, game.pass_action, self.rule.kernel_id == 1, vl,
+            tree.ni, tree.nf, tree.ef, tree.ei,
+        )  # fmt: skip
+
+
+# -- the agent ------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class MCTSOptions:
+    """Options of the MCTS agent."""
+
+    playouts: int = 2000
+    """Simulations per move when the limit gives neither playouts, nodes nor time."""
+    c: float = 0.7
+    """Exploration constant."""
+    rave: bool = True
+    """Use MC-RAVE (all-moves-as-first values) in the selection."""
+    rave_k: float = 1000.0
+    resign: float = 0.05
+    """Resign below this root win rate (0: never)."""
+    reuse: bool = True
+    """Keep the tree between moves."""
+    dirichlet_alpha: float = 0.0
+
+
+class MCTSAgent(Agent):
+    """Monte Carlo tree search with random playouts, for Go and Othello (8x8)."""
+
+    name = "mcts"
+    batch = 32
+    """Simulations between checks of the clock and the stop flag."""
+
+    def __init__(self, options: MCTSOptions, rng: np.random.Generator) -> None:
+        if options.playouts < 1 or options.c < 0 or not 0 <= options.resign < 1:
+            raise ValueError("playouts must be >= 1, c >= 0 and resign in [0, 1)")
+        self.options = options
+        self.rng = rng
+        self.config = MCTSConfig(
+            c=options.c,
+            rave_k=options.rave_k,
+            resign_threshold=options.resign,
+            dirichlet_alpha=options.dirichlet_alpha,
+        )
+        rule: SelectionRule = RaveUCT() if options.rave else UCT()
+        self.search = MCTS(self.config, rule, RandomPlayoutEvaluator(), rng)
+        self._tree: Tree | None = None
+        self._root_key: int | None = None
+
+    def reset(self) -> None:
+        self._tree = None
+        self._root_key = None
+
+    def _game(self, state: GameState) -> SearchGame:
+        seed = int(self.rng.integers(1, 2**62))
+        if state.game == "othello":
+            return _OthelloGame(state, seed)
+        if state.game == "go":
+            return _GoGame(state, self.config.max_playout_moves, seed)
+        raise ValueError(f"the MCTS agent does not play {state.game}")
+
+    def _reused_tree(self, state: GameState, game: SearchGame) -> Tree:
+        """The last search's tree re-rooted at ``state`` when it lies below the old root (a few
+        moves on), else a new tree."""
+        tree = self._tree
+        if self.options.reuse and tree is not None and tree.edges_used < 8_000_000:
+            moves: list[Move] = []
+            walk: GameState | None = state
+            while walk is not None and len(moves) <= 4:
+                if walk.key == self._root_key:
+                    node = tree.root
+                    for move in reversed(moves):
+                        if move.is_resign or node < 0:
+                            node = -1
+                            break
+                        node = tree.child(node, move.to_action(state.size))
+                    if node >= 0 and tree.ni[node, 1] > 0:
+                        tree.root = node
+                        self.search.add_noise(tree)
+                        return tree
+                    break
+                if walk.last_move is None:
+                    break
+                moves.append(walk.last_move)
+                walk = walk.previous
+        return self.search.new_tree(game)
+
+    def select_move(
+        self,
+        state: GameState,
+        limit: Limit,
+        *,
+        on_info: InfoCallback | None = None,
+        stop: StopFlag | None = None,
+    ) -> SearchResult:
+        start = time.perf_counter()
+        if state.is_over():
+            return SearchResult(Move.PASS)
+        game = self._game(state)
+        tree = self._reused_tree(state, game)
+        if tree.ni[tree.root, 1] == 0:
+            return SearchResult(Move.PASS)
+        playouts = limit.playouts or limit.nodes
+        seconds = limit.time
+        if playouts is None and seconds is None:
+            playouts = self.options.playouts
+        deadline = None if seconds is None else start + seconds
+        done = 0
+        next_info = start + 0.5
+        while playouts is None or done < playouts:
+            step = self.batch if playouts is None else min(self.batch, playouts - done)
+            done += self.search.run(game, tree, step)
+            now = time.perf_counter()
+            if (deadline is not None and now >= deadline) or (stop is not None and stop.is_set()):
+                break
+            if on_info is not None and now >= next_info:
+                on_info(self._result(tree, game, done, now - start))
+                next_info = now + 0.5
+        self._tree, self._root_key = tree, state.key
+        result = self._result(tree, game, done, time.perf_counter() - start)
+        if on_info is not None:
+            on_info(result)
+        threshold = self.config.resign_threshold
+        if (
+            threshold > 0
+            and tree.nf[tree.root] >= self.config.resign_min_visits
+            and result.winrate is not None
+            and result.winrate < threshold
+        ):
+            return replace(result, move=Move.RESIGN)
+        return result
+
+    def _result(self, tree: Tree, game: SearchGame, done: int, seconds: float) -> SearchResult:
+        root = tree.root
+        sl = tree.edges(root)
+        visits = tree.ef[sl, 0]
+        wins = tree.ef[sl, 1]
+        priors = tree.ef[sl, 4]
+        order = np.argsort(-visits, kind="stable")
+        candidates = []
+        for i in order:
+            n = int(visits[i])
+            if n == 0 and candidates:
+                continue
+            winrate = float(wins[i] / n) if n else 0.5
+            pv = _principal_variation(tree, sl.start + int(i), game)
+            candidates.append(Candidate(pv[0], n, winrate, float(priors[i]), 2 * winrate - 1, pv))
+        best = candidates[0]
+        return SearchResult(
+            best.move,
+            winrate=best.winrate,
+            value=best.value,
+            pv=best.pv,
+            nodes=done,
+            depth=len(best.pv),
+            seconds=seconds,
+            candidates=tuple(candidates),
+        )
+
+
+def _principal_variation(tree: Tree, edge: int, game: SearchGame) -> tuple[Move, ...]:
+    moves = [game.move(int(tree.ei[edge, 0]))]
+    node = int(tree.ei[edge, 1])
+    while node >= 0 and tree.ni[node, 1] > 0 and len(moves) < 20:
+        sl = tree.edges(node)
+        i = int(np.argmax(tree.ef[sl, 0]))
+        if tree.ef[sl.start + i, 0] == 0:
+            break
+        moves.append(game.move(int(tree.ei[sl.start + i, 0])))
+        node = int(tree.ei[sl.start + i, 1])
+    return tuple(moves)
+
+
+def candidate_moves(result: SearchResult) -> Sequence[Move]:
+    """The candidates' moves, most visited first."""
+    return [c.move for c in result.candidates]
+
+
+@register_agent(
+    "mcts",
+    MCTSOptions,
+    games=("go", "othello"),
+    summary="Monte Carlo tree search with random playouts (UCT / MC-RAVE)",
+)
+def _make_mcts(options: MCTSOptions, rng: np.random.Generator) -> Agent:
+    return MCTSAgent(options, rng)

@@ -1,0 +1,249 @@
+"""One game between two agents, refereed: illegal moves, crashes and hangs lose, long games are
+adjudicated, finished Go games are counted by imago and cross-checked with GTP programs.
+
+The referee never trusts an agent: every move is checked against the rules, and any error an
+agent raises (a GTP program that died, stopped answering or refused a move of the game; a bug in
+an imago agent) loses that game for the agent. The caller decides what happens next (the match
+runner closes the agents, so a GTP program is restarted for the next game).
+"""
+
+from __future__ import annotations
+
+import enum
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from imago.agents.base import Agent, Limit, SearchResult
+from imago.arena.external import GtpAgent
+from imago.core.color import Color
+from imago.core.errors import IllegalMoveError, InvalidMoveError
+from imago.core.game import GameState, Outcome
+from imago.core.move import Move
+from imago.gtp.client import EngineError, EngineTimeoutError
+
+
+class EndReason(enum.Enum):
+    """How a game ended."""
+
+    SCORE = "score"
+    """The game ended by the rules (two passes in Go, no moves in Othello) and was counted."""
+    RESIGN = "resign"
+    ILLEGAL = "illegal"
+    """A player made an illegal move and lost."""
+    CRASH = "crash"
+    """A player raised an error (a GTP program died or refused a move) and lost."""
+    TIMEOUT = "timeout"
+    """A GTP program did not answer in time and lost."""
+    ADJUDICATED = "adjudicated"
+    """The game reached the move limit and was counted as it stood."""
+
+
+@dataclass(frozen=True)
+class GameSettings:
+    """What every game of a match shares."""
+
+    game: str = "go"
+    size: int = 0
+    """The board size; 0 means the game's usual one (9 for Go, 8 for Othello)."""
+    komi: float = 7.0
+    rules: str = "chinese"
+    """Go rule preset (``imago.games.go.GoRules.preset``); ignored for Othello."""
+    time_per_move: float | None = None
+    """Seconds per move given to every agent as ``Limit(time=...)``; ``None``: agents' own."""
+    max_moves: int | None = None
+    """Adjudicate after this many moves (default: ``3 * size * size`` for Go, none for Othello)."""
+
+    def __post_init__(self) -> None:
+        if self.game not in ("go", "othello"):
+            raise ValueError(f"unknown game {self.game!r} (go, othello)")
+        if self.time_per_move is not None and self.time_per_move <= 0:
+            raise ValueError("time per move must be positive")
+        if self.size == 0:
+            object.__setattr__(self, "size", 9 if self.game == "go" else 8)
+
+    def new_game(self) -> GameState:
+        """The starting position."""
+        from imago.games import make
+
+        if self.game == "go":
+            from imago.games.go import GoRules
+
+            return make("go", size=self.size, rules=GoRules.preset(self.rules).with_komi(self.komi))
+        return make(self.game, size=self.size)
+
+    @property
+    def move_limit(self) -> int | None:
+        if self.max_moves is not None:
+            return self.max_moves
+        return 3 * self.size * self.size if self.game == "go" else None
+
+    @property
+    def limit(self) -> Limit:
+        return Limit(time=self.time_per_move)
+
+
+@dataclass(frozen=True, slots=True)
+class PlayedMove:
+    """A move of the game, who played it, how long it took and what the agent said about it."""
+
+    color: Color
+    move: Move
+    seconds: float = 0.0
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class GameResult:
+    """The end of a game: winner, SGF result, why, and everything played."""
+
+    winner: Color | None
+    result: str
+    reason: EndReason
+    moves: tuple[PlayedMove, ...]
+    final: GameState
+    detail: str = ""
+    engine_scores: dict[str, str] = field(default_factory=dict)
+    """``final_score`` of each GTP player (by colour letter), for finished Go games."""
+    disagreement: str = ""
+    """Set when a program's count differs from imago's."""
+
+
+def play_game(
+    settings: GameSettings,
+    black: Agent,
+    white: Agent,
+    *,
+    opening: Sequence[Move] = (),
+    on_move: Callable[[GameState, PlayedMove], None] | None = None,
+) -> GameResult:
+    """Play one game from the start position after ``opening`` (played for both sides)."""
+    state = settings.new_game()
+    played: list[PlayedMove] = []
+    for move in opening:
+        played.append(PlayedMove(state.to_play, move, 0.0, "opening"))
+        state = state.play(move)
+    players = {Color.BLACK: black, Color.WHITE: white}
+    for agent in players.values():
+        agent.reset()
+    limit = settings.limit
+    move_limit = settings.move_limit
+    while not state.is_over():
+        if move_limit is not None and state.move_number >= move_limit:
+            return _adjudicate(settings, state, played)
+        color = state.to_play
+        started = time.monotonic()
+        try:
+            reply = players[color].select_move(state, limit)
+        except EngineTimeoutError as error:
+            return _forfeit(state, played, color, EndReason.TIMEOUT, str(error), "T")
+        except EngineError as error:
+            return _forfeit(state, played, color, EndReason.CRASH, str(error), "F")
+        except Exception as error:  # an agent's bug loses its game, the match goes on
+            detail = f"{type(error).__name__}: {error}"
+            return _forfeit(state, played, color, EndReason.CRASH, detail, "F")
+        record = PlayedMove(color, reply.move, time.monotonic() - started, _note(reply))
+        if reply.move.is_resign:
+            played.append(record)
+            winner = color.opponent
+            return GameResult(winner, f"{winner.letter}+R", EndReason.RESIGN, tuple(played), state)
+        try:
+            state = state.play(reply.move)
+        except (IllegalMoveError, InvalidMoveError) as error:
+            detail = f"{color} played {_format(state, reply.move)}: {error}"
+            return _forfeit(state, played, color, EndReason.ILLEGAL, detail, "F")
+        played.append(record)
+        if on_move is not None:
+            on_move(state, record)
+    return _count(settings, state, played, players)
+
+
+def _format(state: GameState, move: Move) -> str:
+    try:
+        return state.format_move(move)
+    except (InvalidMoveError, ValueError):
+        return repr(move)
+
+
+def _note(reply: SearchResult) -> str:
+    parts = []
+    if reply.winrate is not None:
+        parts.append(f"winrate {100 * reply.winrate:.1f}%")
+    if reply.value is not None:
+        parts.append(f"value {reply.value:.2f}")
+    if reply.nodes:
+        parts.append(f"{reply.nodes} nodes")
+    if reply.depth:
+        parts.append(f"depth {reply.depth}")
+    return ", ".join(parts)
+
+
+def _forfeit(
+    state: GameState,
+    played: list[PlayedMove],
+    loser: Color,
+    reason: EndReason,
+    detail: str,
+    letter: str,
+) -> GameResult:
+    winner = loser.opponent
+    return GameResult(
+        winner, f"{winner.letter}+{letter}", reason, tuple(played), state, f"{loser}: {detail}"
+    )
+
+
+def score_position(settings: GameSettings, state: GameState) -> Outcome:
+    """imago's count: Go by the rules' scoring with dead stones estimated; Othello by discs."""
+    if state.game == "go":
+        from imago.games.go import GoPosition, auto_score
+
+        assert isinstance(state, GoPosition)
+        return auto_score(state)
+    outcome = state.outcome()
+    if outcome is not None:
+        return outcome
+    board = state.board()
+    black, white = int((board == Color.BLACK).sum()), int((board == Color.WHITE).sum())
+    winner = Color.BLACK if black > white else Color.WHITE if white > black else None
+    return Outcome(winner, float(abs(black - white)), False, float(black), float(white))
+
+
+def _adjudicate(settings: GameSettings, state: GameState, played: list[PlayedMove]) -> GameResult:
+    outcome = score_position(settings, state)
+    detail = f"move limit {settings.move_limit} reached; counted as it stood"
+    return GameResult(
+        outcome.winner, outcome.result(), EndReason.ADJUDICATED, tuple(played), state, detail
+    )
+
+
+def _count(
+    settings: GameSettings,
+    state: GameState,
+    played: list[PlayedMove],
+    players: dict[Color, Agent],
+) -> GameResult:
+    outcome = score_position(settings, state)
+    scores: dict[str, str] = {}
+    disagreements = []
+    if state.game == "go":
+        for color, agent in players.items():
+            if not isinstance(agent, GtpAgent):
+                continue
+            engine_score = agent.final_score(state)
+            if engine_score is None:
+                continue
+            scores[color.letter] = engine_score.result()
+            if engine_score.result() != outcome.result():
+                disagreements.append(f"{color}'s program counts {engine_score.result()}")
+    disagreement = ""
+    if disagreements:
+        disagreement = f"imago counts {outcome.result()}; " + "; ".join(disagreements)
+    return GameResult(
+        outcome.winner,
+        outcome.result(),
+        EndReason.SCORE,
+        tuple(played),
+        state,
+        engine_scores=scores,
+        disagreement=disagreement,
+    )

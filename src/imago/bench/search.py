@@ -1,0 +1,211 @@
+"""Search benchmarks: the Othello endgame solver on the FFO suite, alpha-beta nodes per second,
+MCTS simulations per second against OpenSpiel's C++ ``MCTSBot`` in the same run, and the
+agents' score against the random agent."""
+
+from __future__ import annotations
+
+import statistics
+import time
+from pathlib import Path
+
+from imago.bench import BenchConfig, Figure, benchmark
+
+
+def _ffo_positions(data_dir: Path | None, first: int, last: int) -> list[list[str]]:
+    if data_dir is None:
+        return []
+    path = data_dir / "ffo" / "ffo_40_59.txt"
+    if not path.is_file():
+        return []
+    rows = [line.split() for line in path.read_text().splitlines() if line[:1].isdigit()]
+    return [row for row in rows if first <= int(row[0]) <= last]
+
+
+def _solve_ffo(rows: list[list[str]], prefix: str) -> list[Figure]:
+    from imago.agents.endgame import EndgameSolver
+
+    solver = EndgameSolver(table_bits=22)
+    solver.solve_board(rows[0][1].replace("-", "X", 60), "X")  # compile outside the timing
+    figures = []
+    total_time = 0.0
+    total_nodes = 0
+    correct = 0
+    for row in rows:
+        solver.clear()
+        result = solver.solve_board(row[1], row[2])
+        ok = result.score == int(row[4]) and result.move_text in row[3].split(",")
+        correct += ok
+        total_time += result.seconds
+        total_nodes += result.nodes
+        figures.append(
+            Figure(
+                f"{prefix}.ffo{row[0]}",
+                result.seconds,
+                "s",
+                f"{row[5]} empties, {result.move_text} {result.score:+d} "
+                f"({'ok' if ok else 'WRONG, listed ' + row[3] + ' ' + row[4]}), "
+                f"{result.nodes:,} nodes",
+            )
+        )
+    figures.append(Figure(f"{prefix}.total", total_time, "s", f"{len(rows)} positions"))
+    figures.append(Figure(f"{prefix}.correct", correct, "positions", f"of {len(rows)}"))
+    figures.append(
+        Figure(f"{prefix}.nodes_per_second", total_nodes / max(total_time, 1e-9), "nodes/s")
+    )
+    return figures
+
+
+@benchmark("search.endgame", "exact Othello solver on FFO #40-#49 (quick: #40-#42)")
+def endgame(config: BenchConfig) -> list[Figure]:
+    rows = _ffo_positions(config.data_dir, 40, 42 if config.quick else 49)
+    if not rows:
+        return [Figure("search.endgame.skipped", 0, "", "no ../shared/data/ffo")]
+    return _solve_ffo(rows, "search.endgame")
+
+
+@benchmark("search.endgame_hard", "exact Othello solver on FFO #50-#59 (long; skipped by --quick)")
+def endgame_hard(config: BenchConfig) -> list[Figure]:
+    rows = _ffo_positions(config.data_dir, 50, 59)
+    if not rows or config.quick:
+        return [Figure("search.endgame_hard.skipped", 0, "", "quick run or no data")]
+    return _solve_ffo(rows, "search.endgame_hard")
+
+
+@benchmark("search.alphabeta", "alpha-beta nodes per second (Othello and 9x9 Go midgames)")
+def alphabeta(config: BenchConfig) -> list[Figure]:
+    import numpy as np
+
+    from imago.agents import Limit, make_agent
+    from imago.games import make
+
+    figures = []
+    for game, depth, opening in (
+        ("othello", 7, ["f5", "d6", "c3", "d3", "c4", "f4", "f6", "f3", "e6", "e7"]),
+        ("go", 3, ["E5", "E3", "C4", "G5", "D6", "F6"]),
+    ):
+        state = make(game) if game == "othello" else make(game, size=9)
+        for text in opening:
+            state = state.play(state.parse_move(text))
+        depth_used = depth - 1 if config.quick else depth
+        rates = []
+        for _ in range(max(1, config.repeats // 2)):
+            agent = make_agent("alphabeta", game, {"endgame_empties": "0"}, seed=1)
+            agent.select_move(state, Limit(depth=1))
+            agent.reset()
+            result = agent.select_move(state, Limit(depth=depth_used))
+            rates.append(result.nodes / max(result.seconds, 1e-9))
+        figures.append(
+            Figure(
+                f"search.alphabeta.{game}_nodes_per_second",
+                float(np.median(rates)),
+                "nodes/s",
+                f"depth {depth_used} after {len(opening)} moves",
+            )
+        )
+    return figures
+
+
+def _openspiel_rate(game: str, simulations: int, c: float) -> float | None:
+    try:
+        import pyspiel
+    except ImportError:
+        return None
+    params = {"board_size": 9, "komi": 7.5} if game == "go" else {}
+    spiel_game = pyspiel.load_game(game, params)
+    evaluator = pyspiel.RandomRolloutEvaluator(1, 1)
+    bot = pyspiel.MCTSBot(spiel_game, evaluator, c, simulations, 1000, False, 1, False)
+    state = spiel_game.new_initial_state()
+    bot.step(state)
+    start = time.perf_counter()
+    bot.step(state)
+    return simulations / (time.perf_counter() - start)
+
+
+def _imago_rate(game: str, simulations: int, c: float, rave: bool) -> float:
+    from imago.agents import Limit, make_agent
+    from imago.games import make
+
+    state = make(game) if game == "othello" else make(game, size=9)
+    options = {"c": str(c), "rave": str(rave), "reuse": "false", "resign": "0"}
+    agent = make_agent("mcts", game, options, seed=1)
+    agent.select_move(state, Limit(playouts=200))
+    agent.reset()
+    result = agent.select_move(state, Limit(playouts=simulations))
+    return simulations / result.seconds
+
+
+@benchmark("search.mcts", "MCTS simulations/s from the start (9x9 Go, Othello) vs OpenSpiel")
+def mcts(config: BenchConfig) -> list[Figure]:
+    simulations = 2000 if config.quick else 10000
+    c = 1.4
+    figures = []
+    for game in ("go", "othello"):
+        rounds = max(1, config.repeats // 2)
+        ours = statistics.median(_imago_rate(game, simulations, c, False) for _ in range(rounds))
+        rave = statistics.median(_imago_rate(game, simulations, c, True) for _ in range(rounds))
+        note = f"{simulations} simulations, UCT c={c}, one random playout per leaf"
+        figures.append(Figure(f"search.mcts.{game}_uct", ours, "sims/s", note))
+        figures.append(Figure(f"search.mcts.{game}_rave", rave, "sims/s", note))
+        rates = [_openspiel_rate(game, simulations, c) for _ in range(rounds)]
+        theirs = [r for r in rates if r is not None]
+        if theirs:
+            peer = statistics.median(theirs)
+            figures.append(Figure(f"search.mcts.{game}_openspiel", peer, "sims/s", note))
+            figures.append(
+                Figure(f"search.mcts.{game}_ratio", ours / peer, "x", "imago UCT / OpenSpiel")
+            )
+    return figures
+
+
+def _score_against_random(agent_text: str, game: str, games: int, limit_text: str) -> float:
+    from imago.agents import Limit, make_agent
+    from imago.agents.registry import parse_agent_spec
+    from imago.games import make
+
+    name, options = parse_agent_spec(agent_text)
+    kind, _, value = limit_text.partition("=")
+    limit = Limit(**{kind: float(value) if kind == "time" else int(value)})
+    wins = 0
+    for index in range(games):
+        ours_black = index % 2 == 0
+        ours = make_agent(name, game, options, seed=index)
+        theirs = make_agent("random", game, {}, seed=1000 + index)
+        state = make(game) if game == "othello" else make(game, size=9)
+        winner = None
+        while not state.is_over():
+            our_turn = (state.to_play == 1) == ours_black
+            result = (ours if our_turn else theirs).select_move(state, limit)
+            if result.move.is_resign:
+                winner = not our_turn
+                break
+            state = state.play(result.move)
+        if winner is None:
+            outcome = state.outcome()
+            assert outcome is not None
+            winner = outcome.winner is not None and (outcome.winner == 1) == ours_black
+        wins += bool(winner)
+    return 100.0 * wins / games
+
+
+@benchmark("search.vs_random", "alphabeta and mcts against the random agent (win %)")
+def vs_random(config: BenchConfig) -> list[Figure]:
+    games = 10 if config.quick else 100
+    figures = []
+    for agent, game, limit in (
+        ("alphabeta", "othello", "depth=4"),
+        ("alphabeta:top_k=8", "go", "depth=2"),
+        ("mcts", "othello", "playouts=1000"),
+        ("mcts", "go", "playouts=1000"),
+    ):
+        rate = _score_against_random(agent, game, games, limit)
+        name = agent.partition(":")[0]
+        figures.append(
+            Figure(
+                f"search.vs_random.{name}_{game}",
+                rate,
+                "% won",
+                f"{games} games, colours alternated, {agent} {limit}"
+                + (", 9x9 komi 7.5" if game == "go" else ""),
+            )
+        )
+    return figures

@@ -1,0 +1,520 @@
+"""``imago match``, ``imago tournament`` and ``imago ratings``: play agents against each other.
+
+Agents are written as the registry reads them (``mcts:playouts=800``,
+``gtp:command="gnugo --mode gtp --level 10"``), optionally labelled: ``gnugo10=gtp:command=...``.
+With ``--out DIR`` every game is saved as it finishes and the same command resumes there.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import typer
+
+from imago.cli._common import console, err_console, fail
+
+if TYPE_CHECKING:
+    from imago.arena.game import GameSettings
+    from imago.arena.match import GameRecord, MatchSettings, Pairing, Player
+    from imago.arena.ratings import Ratings
+
+
+# -- shared options ------------------------------------------------------------------------------
+
+GAME = typer.Option("go", "--game", help="go or othello.")
+SIZE = typer.Option(0, "--size", help="Board size (default: 9 for Go, 8 for Othello).")
+KOMI = typer.Option(7.0, "--komi", help="Komi (Go).")
+RULES = typer.Option("chinese", "--rules", help="Go rules preset (chinese: area, superko).")
+TIME = typer.Option(None, "--time-per-move", help="Seconds per move for every agent.")
+OUT = typer.Option(
+    None, "--out", "--sgf-dir", help="Folder for the games (SGF + JSON); resumes if it exists."
+)
+JOBS = typer.Option(1, "--jobs", "-j", help="Games played at once, each in its own process.")
+SEED = typer.Option(0, "--seed", help="Seed of every agent's and opening's randomness.")
+MAX_MOVES = typer.Option(
+    None, "--max-moves", help="Adjudicate by counting after this many moves (Go: 3*size^2)."
+)
+OPENING_PLIES = typer.Option(
+    0,
+    "--opening-plies",
+    help="Random moves played first (shared by colour-swapped games); with a .wtb --openings, "
+    "how many of each game's moves.",
+)
+OPENINGS = typer.Option(
+    None,
+    "--openings",
+    help="Openings: a text file (one per line, moves separated by spaces) or a WTHOR .wtb file "
+    "(its games' first --opening-plies moves).",
+)
+
+
+def _settings(
+    game: str,
+    size: int,
+    komi: float,
+    rules: str,
+    time_per_move: float | None,
+    max_moves: int | None,
+    seed: int,
+    opening_plies: int,
+    openings: Path | None,
+) -> MatchSettings:
+    from imago.arena.game import GameSettings
+    from imago.arena.match import MatchSettings, read_openings
+
+    try:
+        game_settings = GameSettings(game, size, komi, rules, time_per_move, max_moves)
+        game_settings.new_game()  # a bad size or rules preset fails here, before any game
+        fixed = read_openings(openings, opening_plies) if openings is not None else ()
+        settings = MatchSettings(game_settings, seed, opening_plies, fixed)
+        _check_openings(settings)
+    except (ValueError, OSError) as error:
+        raise fail(str(error)) from None
+    return settings
+
+
+def _check_openings(settings: MatchSettings) -> None:
+    from imago.arena.match import opening_moves
+
+    for round_ in range(len(settings.openings)):
+        try:
+            opening_moves(settings, round_)
+        except ValueError as error:
+            raise ValueError(f"opening {round_ + 1}: {error}") from None
+
+
+def _players(texts: Sequence[str], game: str) -> list[Player]:
+    """Parse and check the agents (a GTP program is started once to see that it runs)."""
+    from imago.arena.external import GtpAgent
+    from imago.arena.match import Player, distinct
+    from imago.gtp.client import EngineError
+
+    players = []
+    for text in texts:
+        try:
+            player = Player.parse(text)
+            agent = player.make(game, seed=0)
+        except ValueError as error:
+            raise fail(f"agent {text!r}: {error}") from None
+        except Exception as error:  # a broken agent module: say so instead of a traceback
+            raise fail(f"agent {text!r} cannot be made: {type(error).__name__}: {error}") from None
+        try:
+            if isinstance(agent, GtpAgent):
+                agent.start()
+        except EngineError as error:
+            raise fail(f"agent {player.label!r} does not run: {error}") from None
+        finally:
+            agent.close()
+        players.append(player)
+    return distinct(players)
+
+
+def _progress_run(
+    settings: MatchSettings,
+    schedule: list[Pairing],
+    out: Path | None,
+    jobs: int,
+    describe: Callable[[list[GameRecord]], str],
+    stop: Callable[[list[GameRecord]], bool] | None = None,
+    kind: str = "match",
+) -> list[GameRecord]:
+    """Run the games with a progress bar whose text ``describe(records)`` keeps up to date."""
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    from imago.arena.match import MatchFolder, run_games
+
+    done = list(MatchFolder(out).records().values()) if out is not None else []
+    planned = {p.index for p in schedule}
+    finished = [r for r in done if r.index in planned]
+    columns = (
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+    )
+    with Progress(*columns, console=console, transient=False) as progress:
+        task = progress.add_task(describe(finished), total=len(schedule), completed=len(finished))
+
+        def on_result(record: GameRecord) -> bool:
+            finished.append(record)
+            progress.update(task, advance=1, description=describe(finished))
+            if record.disagreement:
+                progress.console.print(f"[yellow]game {record.index + 1}:[/] {record.disagreement}")
+            return bool(stop is not None and stop(finished))
+
+        try:
+            return run_games(
+                settings, schedule, folder=out, jobs=jobs, on_result=on_result, kind=kind
+            )
+        except (ValueError, RuntimeError) as error:
+            raise fail(str(error)) from None
+        except KeyboardInterrupt:
+            where = f"; run the same command to resume from {out}" if out is not None else ""
+            err_console.print(f"interrupted after {len(finished)} games{where}")
+            raise typer.Exit(130) from None
+
+
+# -- imago match ---------------------------------------------------------------------------------
+
+
+def match(
+    black: str = typer.Option(..., "--black", help="The agent with Black (first game)."),
+    white: str = typer.Option(..., "--white", help="The agent with White (first game)."),
+    games: int = typer.Option(10, "--games", "-n", help="Number of games."),
+    alternate: bool = typer.Option(
+        False, "--alternate/--no-alternate", help="Swap colours every game."
+    ),
+    game: str = GAME,
+    size: int = SIZE,
+    komi: float = KOMI,
+    rules: str = RULES,
+    time_per_move: float = TIME,
+    out: Path = OUT,
+    jobs: int = JOBS,
+    seed: int = SEED,
+    max_moves: int = MAX_MOVES,
+    opening_plies: int = OPENING_PLIES,
+    openings: Path = OPENINGS,
+    sprt: str = typer.Option(
+        None, "--sprt", help="Stop when decided: ELO0,ELO1[,ALPHA,BETA] (is black >= ELO1?)."
+    ),
+    confidence: float = typer.Option(0.95, help="Confidence of the score interval."),
+) -> None:
+    """Play a match between two agents and print the score with a confidence interval."""
+    from imago.arena.match import match_schedule
+    from imago.arena.stats import Sprt, SprtDecision
+
+    if games < 1:
+        raise fail("--games must be at least 1")
+    settings = _settings(
+        game, size, komi, rules, time_per_move, max_moves, seed, opening_plies, openings
+    )
+    a, b = _players([black, white], game)
+    test = None
+    if sprt is not None:
+        try:
+            test = Sprt.parse(sprt)
+        except ValueError as error:
+            raise fail(str(error)) from None
+    schedule = match_schedule(a, b, games, alternate=alternate)
+
+    def describe(records: list[GameRecord]) -> str:
+        w, d, l = _tally(records, a.label)
+        return f"{a.label} {w}-{d}-{l} {b.label}"
+
+    def stop(records: list[GameRecord]) -> bool:
+        return (
+            test is not None and test.decide(*_tally(records, a.label)) is not SprtDecision.CONTINUE
+        )
+
+    records = _progress_run(settings, schedule, out, jobs, describe, stop)
+    _print_match(records, a, b, settings.game, confidence)
+    if test is not None:
+        tally = _tally(records, a.label)
+        decision = test.decide(*tally)
+        verdict = {
+            SprtDecision.H1: f"H1 accepted: {a.label} is stronger by at least {test.elo1:g} Elo",
+            SprtDecision.H0: f"H0 accepted: {a.label} is not stronger by {test.elo1:g} Elo",
+            SprtDecision.CONTINUE: "undecided",
+        }[decision]
+        console.print(
+            f"SPRT [{test.elo0:g}, {test.elo1:g}] alpha={test.alpha:g} beta={test.beta:g}: "
+            f"LLR {test.llr(*tally):.2f} (bounds {test.lower:.2f}, {test.upper:.2f}): {verdict}"
+        )
+    if out is not None:
+        console.print(f"games saved in {out}")
+
+
+def _tally(records: Sequence[GameRecord], label: str) -> tuple[int, int, int]:
+    points = [r.points(label) for r in records]
+    return points.count(1.0), points.count(0.5), points.count(0.0)
+
+
+def _print_match(
+    records: list[GameRecord], a: Player, b: Player, settings: GameSettings, confidence: float
+) -> None:
+    from rich.table import Table
+
+    from imago.arena.stats import score_interval
+
+    if not records:
+        console.print("no games played")
+        return
+    wins, draws, losses = _tally(records, a.label)
+    interval = score_interval(wins, draws, losses, confidence)
+    table = Table(title=f"{settings.game} {settings.size}x{settings.size}: {len(records)} games")
+    for column in (
+        "player",
+        "wins",
+        "draws",
+        "losses",
+        "as black",
+        "as white",
+        "s/move",
+        "lost by",
+    ):
+        table.add_column(column)
+    for player in (a, b):
+        w, d, l = _tally(records, player.label)
+        as_black = [r for r in records if r.black == player.label]
+        as_white = [r for r in records if r.white == player.label]
+        table.add_row(
+            player.label,
+            str(w),
+            str(d),
+            str(l),
+            _colour_line(as_black, player.label),
+            _colour_line(as_white, player.label),
+            f"{_mean_time(records, player.label):.2f}",
+            _losses_by(records, player.label),
+        )
+    console.print(table)
+    console.print(f"{a.label} scores {interval.describe()}")
+    disagreements = [r for r in records if r.disagreement]
+    counted = [r for r in records if r.engine_scores]
+    if counted:
+        console.print(
+            f"final_score cross-check: {len(counted) - len(disagreements)} of {len(counted)} "
+            "counted games agree with the programs"
+        )
+    for record in disagreements[:10]:
+        console.print(f"  game {record.index + 1}: {record.disagreement}")
+
+
+def _colour_line(records: list[GameRecord], label: str) -> str:
+    if not records:
+        return "-"
+    points = sum(r.points(label) for r in records)
+    return f"{points:g}/{len(records)}"
+
+
+def _mean_time(records: Sequence[GameRecord], label: str) -> float:
+    total, count = 0.0, 0
+    for record in records:
+        start = 0 if record.black == label else 1
+        for index in range(start, len(record.seconds), 2):
+            if index >= record.opening_plies:
+                total += record.seconds[index]
+                count += 1
+    return total / count if count else 0.0
+
+
+def _losses_by(records: Sequence[GameRecord], label: str) -> str:
+    reasons: dict[str, int] = {}
+    for record in records:
+        if record.points(label) == 0.0 and record.reason != "score":
+            reasons[record.reason] = reasons.get(record.reason, 0) + 1
+    return ", ".join(f"{n} {reason}" for reason, n in sorted(reasons.items())) or "-"
+
+
+# -- imago tournament ----------------------------------------------------------------------------
+
+
+def tournament(
+    agents: list[str] = typer.Argument(..., help="The agents (LABEL=SPEC or SPEC)."),
+    agents_flag: bool = typer.Option(
+        False, "--agents", help="Optional: marks the start of the agent list, as in --agents A B C."
+    ),
+    games_per_pair: int = typer.Option(2, "--games-per-pair", "-n", help="Games per pairing."),
+    gauntlet: str = typer.Option(
+        None, "--gauntlet", help="This agent plays each of the others (instead of a round robin)."
+    ),
+    game: str = GAME,
+    size: int = SIZE,
+    komi: float = KOMI,
+    rules: str = RULES,
+    time_per_move: float = TIME,
+    out: Path = OUT,
+    jobs: int = JOBS,
+    seed: int = SEED,
+    max_moves: int = MAX_MOVES,
+    opening_plies: int = OPENING_PLIES,
+    openings: Path = OPENINGS,
+    anchor: str = typer.Option(
+        None, "--anchor", help="LABEL[=ELO] fixed (default: random=0 if present, else mean 0)."
+    ),
+    prior: float = typer.Option(1.0, "--prior", help="Virtual draws added to every pairing."),
+    plot: Path = typer.Option(None, "--plot", help="Write the ratings as a PNG here."),
+) -> None:
+    """Play a round robin (or a gauntlet); print standings, a cross table and Elo ratings."""
+    from imago.arena.tournament import gauntlet as gauntlet_schedule
+    from imago.arena.tournament import round_robin
+
+    settings = _settings(
+        game, size, komi, rules, time_per_move, max_moves, seed, opening_plies, openings
+    )
+    texts = ([gauntlet] if gauntlet else []) + list(agents)
+    players = _players(texts, game)
+    try:
+        if gauntlet:
+            schedule = gauntlet_schedule(players[0], players[1:], games_per_pair)
+        else:
+            schedule = round_robin(players, games_per_pair)
+    except ValueError as error:
+        raise fail(str(error)) from None
+
+    def describe(records: list[GameRecord]) -> str:
+        return f"{len(records)} games"
+
+    records = _progress_run(settings, schedule, out, jobs, describe, kind="tournament")
+    labels = [p.label for p in players]
+    _print_tournament(records, labels)
+    _print_ratings(records, labels, anchor, prior, plot, [p.spec for p in players])
+
+
+def _print_tournament(records: list[GameRecord], labels: list[str]) -> None:
+    from rich.table import Table
+
+    from imago.arena.tournament import cross_table, standings
+
+    table = Table(title=f"standings after {len(records)} games")
+    for column in (
+        "#",
+        "player",
+        "games",
+        "wins",
+        "draws",
+        "losses",
+        "points",
+        "score",
+        "forfeits",
+    ):
+        table.add_column(column)
+    for rank, line in enumerate(standings(records, labels), start=1):
+        table.add_row(
+            str(rank),
+            line.player,
+            str(line.games),
+            str(line.wins),
+            str(line.draws),
+            str(line.losses),
+            f"{line.points:g}",
+            f"{100 * line.score:.1f}%",
+            str(line.forfeits),
+        )
+    console.print(table)
+    cross = Table(title="cross table (row's points / games against column)")
+    cross.add_column("")
+    for index in range(len(labels)):
+        cross.add_column(str(index + 1))
+    for index, (label, row) in enumerate(zip(labels, cross_table(records, labels), strict=True)):
+        cells = ["-" if cell is None else f"{cell[0]:g}/{cell[1]}" for cell in row]
+        cells[index] = "x"
+        cross.add_row(f"{index + 1} {label}", *cells)
+    console.print(cross)
+
+
+def _parse_anchor(
+    text: str | None, labels: Sequence[str], specs: Sequence[str]
+) -> tuple[str | None, float]:
+    if text is None:
+        for label, spec in zip(labels, specs, strict=False):
+            if spec.strip() == "random":
+                return label, 0.0
+        return None, 0.0
+    label, equals, value = text.rpartition("=")
+    if equals:
+        try:
+            return label, float(value)
+        except ValueError:
+            pass
+    return text, 0.0
+
+
+def _print_ratings(
+    records: list[GameRecord],
+    labels: list[str],
+    anchor_text: str | None,
+    prior: float,
+    plot: Path | None,
+    specs: Sequence[str] = (),
+) -> Ratings | None:
+    from rich.table import Table
+
+    from imago.arena.ratings import fit_ratings, format_ratings, plot_ratings
+    from imago.arena.tournament import pair_results
+
+    anchor, anchor_elo = _parse_anchor(anchor_text, labels, specs)
+    played = sorted({r.black for r in records} | {r.white for r in records})
+    order = [label for label in labels if label in played] + [
+        label for label in played if label not in labels
+    ]
+    if anchor is not None and anchor not in order:
+        raise fail(f"anchor {anchor!r} played no game (players: {', '.join(order)})")
+    try:
+        ratings = fit_ratings(
+            pair_results(records),
+            anchor=anchor,
+            anchor_rating=anchor_elo,
+            prior_draws=prior,
+            players=order,
+        )
+    except ValueError as error:
+        err_console.print(f"[yellow]no ratings:[/] {error}")
+        return None
+    table = Table(
+        title=f"Elo by maximum likelihood ({prior:g} virtual draws per pairing; "
+        + (f"{anchor} = {anchor_elo:g})" if anchor else "mean 0)")
+    )
+    for column in ("#", "player", "Elo", "95%", "games", "score", "LOS next"):
+        table.add_column(column)
+    for row in format_ratings(ratings):
+        table.add_row(*row)
+    console.print(table)
+    if plot is not None:
+        try:
+            plot_ratings(ratings, plot)
+        except RuntimeError as error:
+            raise fail(str(error)) from None
+        console.print(f"ratings plot written to {plot}")
+    return ratings
+
+
+# -- imago ratings -------------------------------------------------------------------------------
+
+
+def ratings(
+    folders: list[Path] = typer.Argument(..., help="Match or tournament folders (--out)."),
+    anchor: str = typer.Option(None, "--anchor", help="LABEL[=ELO] fixed (default: mean 0)."),
+    prior: float = typer.Option(1.0, "--prior", help="Virtual draws added to every pairing."),
+    plot: Path = typer.Option(None, "--plot", help="Write the ratings as a PNG here."),
+) -> None:
+    """Fit Elo ratings to the games saved in match and tournament folders."""
+    import json
+
+    from imago.arena.match import MatchFolder
+
+    records: list[GameRecord] = []
+    specs: dict[str, str] = {}
+    for folder in folders:
+        match_folder = MatchFolder(folder)
+        if not match_folder.header_path.is_file():
+            raise fail(f"{folder} is not a match folder (no match.json)")
+        header = json.loads(match_folder.header_path.read_text(encoding="utf-8"))
+        specs.update(header.get("players", {}))
+        records.extend(match_folder.records().values())
+    if not records:
+        raise fail("no finished games in those folders")
+    labels = list(specs)
+    _print_tournament(records, [label for label in labels if _played(records, label)])
+    _print_ratings(records, labels, anchor, prior, plot, [specs[label] for label in labels])
+
+
+def _played(records: Sequence[GameRecord], label: str) -> bool:
+    return any(label in (r.black, r.white) for r in records)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("match")(match)
+    app.command("tournament")(tournament)
+    app.command("ratings")(ratings)

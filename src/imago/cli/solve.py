@@ -1,0 +1,43 @@
+"""``imago solve BOARD SIDE``: solve an Othello endgame exactly."""
+
+from __future__ import annotations
+
+import typer
+
+from imago.cli._common import console, fail
+
+
+def solve(
+    board: str = typer.Argument(
+        ..., help="64 characters a1..h1, a2..h8: X black, O white, - empty (FFO format)."
+    ),
+    side: str = typer.Argument(..., help="Side to move: X (black) or O (white)."),
+    all_moves: bool = typer.Option(False, "--all", help="Score every legal move exactly."),
+    table_bits: int = typer.Option(21, help="Transposition table of 2**BITS entries."),
+) -> None:
+    """Print the exact final disc difference for the side to move, a best move and nodes/s."""
+    from imago.agents.endgame import EndgameSolver, parse_board
+
+    try:
+        parse_board(board, side)
+    except ValueError as error:
+        raise fail(str(error)) from None
+    if not 10 <= table_bits <= 26:
+        raise fail("--table-bits must be in 10..26")
+    empties = board.count("-") + board.count(".")
+    if empties > 30:
+        console.print(f"[yellow]warning:[/] {empties} empties may take a very long time")
+    result = EndgameSolver(table_bits).solve_board(board, side, exact_all=all_moves)
+    console.print(f"score {result.score:+d}")
+    console.print(f"best move {result.move_text}")
+    if all_moves:
+        scores = sorted(result.move_scores, key=lambda pair: -pair[1])
+        console.print("moves " + " ".join(f"{m.to_algebraic()}:{v:+d}" for m, v in scores))
+    console.print(
+        f"nodes {result.nodes:,}  time {result.seconds:.3f} s  "
+        f"speed {result.nodes_per_second:,.0f} nodes/s"
+    )
+
+
+def register(app: typer.Typer) -> None:
+    app.command("solve")(solve)

@@ -1,0 +1,364 @@
+"""``imago train``: build datasets from game records, train networks, export them.
+
+``imago train dataset SOURCES... --game othello --out DIR``
+``imago train supervised --game othello --data PATH --model b6c64 --out DIR``
+``imago train export MODEL --onnx FILE``
+"""
+
+from __future__ import annotations
+
+import contextlib
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from imago.cli._common import console, fail
+
+train_app = typer.Typer(
+    help="Build datasets from game records and train networks on them.", no_args_is_help=True
+)
+
+
+def _years(text: str | None) -> tuple[int, int] | None:
+    """``2023-2025``, ``2023``, ``-2022`` (up to), ``2023-`` (from)."""
+    if not text:
+        return None
+    low, dash, high = text.partition("-")
+    try:
+        first = int(low) if low else 0
+        last = int(high) if high else (9999 if dash else first)
+    except ValueError:
+        raise fail(f"not a year range: {text!r} (examples: 2023-2025, -2022, 2023-)") from None
+    return first, last
+
+
+def _default_size(game: str, size: int | None) -> int:
+    return size or (8 if game == "othello" else 9)
+
+
+def _check_game(game: str) -> None:
+    if game not in ("go", "othello"):
+        raise fail(f"unknown game {game!r} (go or othello)")
+
+
+def _sgf_reader() -> Any:
+    try:
+        from imago.train.sgf_source import read_sgf_game
+    except ImportError:
+        return None
+    return read_sgf_game
+
+
+def _labeller(stack: contextlib.ExitStack, command: str, every: int) -> Any:
+    from imago.gtp.client import EngineError, GtpEngine
+    from imago.train.label import GtpLabeller, LabelConfig
+
+    try:
+        engine = stack.enter_context(GtpEngine.popen(command))
+    except (EngineError, OSError) as error:
+        raise fail(f"cannot start the labelling engine {command!r}: {error}") from None
+    return GtpLabeller(engine, LabelConfig(every=max(1, every)))
+
+
+def _build(
+    sources: list[Path],
+    out: Path,
+    *,
+    game: str,
+    size: int,
+    features: str,
+    val_fraction: float,
+    val_years: str | None,
+    years: str | None,
+    val_min_rank: str | None = None,
+    min_moves: int,
+    min_rank: str | None,
+    max_handicap: int,
+    rules: str | None,
+    allow_void: bool,
+    limit_games: int | None,
+    label: str | None = None,
+    label_every: int = 1,
+) -> Path:
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from imago.nn.features import feature_set
+    from imago.train.build import BuildConfig, GameFilter, SplitConfig, build_dataset
+    from imago.train.dataset import DatasetError
+    from imago.train.sources import SourceError
+
+    try:
+        feature_set(features)
+    except ValueError as error:
+        raise fail(str(error)) from None
+    config = BuildConfig(
+        game=game,
+        size=size,
+        features=features,
+        filter=GameFilter(
+            min_moves=min_moves,
+            rules=tuple(r.strip().lower() for r in (rules or "").split(",") if r.strip()),
+            min_rank=min_rank,
+            max_handicap=max_handicap,
+            require_result=not allow_void,
+            years=_years(years),
+        ),
+        split=SplitConfig(
+            val_fraction=val_fraction, val_years=_years(val_years), val_min_rank=val_min_rank
+        ),
+    )
+    columns = (
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        TextColumn("{task.completed:,} games  {task.fields[positions]:,} positions"),
+        TimeElapsedColumn(),
+    )
+    with Progress(*columns, console=console, transient=False) as bar:
+        task = bar.add_task("building", total=None, positions=0)
+
+        def update(status: Any) -> None:
+            bar.update(
+                task,
+                completed=status.games,
+                total=status.expected_games,
+                positions=status.positions,
+                description=f"building {status.current}",
+            )
+
+        with contextlib.ExitStack() as stack:
+            labeller = _labeller(stack, label, label_every) if label else None
+            try:
+                manifest = build_dataset(
+                    sources,
+                    out,
+                    config,
+                    sgf_reader=_sgf_reader(),
+                    progress=update,
+                    limit_games=limit_games,
+                    labeller=labeller,
+                    label_settings=None if labeller is None else labeller.settings(),
+                )
+            except (SourceError, DatasetError) as error:
+                raise fail(str(error)) from None
+    games = sum(unit["games"] for unit in manifest["units"])
+    positions = sum(unit["positions"] for unit in manifest["units"])
+    rejected = ", ".join(f"{n} {why}" for why, n in sorted(manifest["rejected"].items())) or "none"
+    console.print(f"dataset {out}: {games:,} games, {positions:,} positions (rejected: {rejected})")
+    return out
+
+
+@train_app.command("dataset")
+def dataset(
+    sources: list[Path] = typer.Argument(
+        ..., help="WTHOR files/folders, SGF files/folders/.tar.gz archives, transcript .txt files."
+    ),
+    out: Path = typer.Option(..., "--out", "-o", help="The dataset folder to write (resumable)."),
+    game: str = typer.Option("othello", help="go or othello."),
+    size: int = typer.Option(None, help="Board size (default 8 for Othello, 9 for Go)."),
+    features: str = typer.Option(
+        "legal4", help="Feature set: stones2, legal4, history9, minigo17."
+    ),
+    val_fraction: float = typer.Option(0.05, help="Share of games for validation (by game)."),
+    val_years: str = typer.Option(None, help="Validate on these years instead, e.g. 2023-2025."),
+    years: str = typer.Option(None, help="Keep only games of these years, e.g. -2025."),
+    val_min_rank: str = typer.Option(
+        None, help="Validate only on games whose players both hold this rank, e.g. 1d."
+    ),
+    min_moves: int = typer.Option(10, help="Drop games shorter than this."),
+    min_rank: str = typer.Option(None, help="Both players at least this rank (Go), e.g. 1d."),
+    max_handicap: int = typer.Option(0, help="Drop games with more handicap stones."),
+    rules: str = typer.Option(None, help="Accepted rule sets, comma separated (Go)."),
+    allow_void: bool = typer.Option(False, help="Keep void games and games without a result."),
+    limit_games: int = typer.Option(None, help="Stop after this many games (for trials)."),
+    label: str = typer.Option(
+        None, help='Label positions with a GTP engine, e.g. "gnugo --mode gtp --level 1".'
+    ),
+    label_every: int = typer.Option(1, help="With --label: label every n-th decision."),
+) -> None:
+    """Build a dataset of encoded positions (compressed .npz shards + manifest.json)."""
+    _check_game(game)
+    _build(
+        sources,
+        out,
+        game=game,
+        size=_default_size(game, size),
+        features=features,
+        val_fraction=val_fraction,
+        val_years=val_years,
+        years=years,
+        val_min_rank=val_min_rank,
+        min_moves=min_moves,
+        min_rank=min_rank,
+        max_handicap=max_handicap,
+        rules=rules,
+        allow_void=allow_void,
+        limit_games=limit_games,
+        label=label,
+        label_every=label_every,
+    )
+
+
+@train_app.command("supervised")
+def supervised(
+    game: str = typer.Option(..., help="go or othello."),
+    data: Path = typer.Option(..., help="A dataset folder, or game records to build one from."),
+    model: str = typer.Option("b6c64", help="Model name: b6c64, l12c128, cnn, dense, convpool."),
+    out: Path = typer.Option(..., "--out", "-o", help="Run folder (checkpoints, metrics, model)."),
+    features: str = typer.Option("legal4", help="Feature set when building from records."),
+    val_years: str = typer.Option(None, help="When building: validate on these years."),
+    val_fraction: float = typer.Option(0.05, help="When building: validation share of games."),
+    min_rank: str = typer.Option(None, help="When building (Go): minimum rank of both players."),
+    optimizer: str = typer.Option("sgd", help="sgd (momentum) or adamw."),
+    lr: float = typer.Option(0.05, help="Peak learning rate."),
+    schedule: str = typer.Option("cosine", help="cosine, step or constant."),
+    warmup_steps: int = typer.Option(200, help="Linear warm-up steps."),
+    weight_decay: float = typer.Option(1e-4, help="Weight decay (not on biases / norms)."),
+    batch_size: int = typer.Option(256, help="Positions per step."),
+    epochs: int = typer.Option(10, help="Epochs."),
+    epoch_size: int = typer.Option(None, help="Positions per epoch (default: all)."),
+    seed: int = typer.Option(0, help="Seed: weights, order and augmentation."),
+    device: str = typer.Option("auto", help="auto (CUDA when present), cpu, cuda."),
+    amp: str = typer.Option("auto", help="Mixed precision: auto (CUDA), on (bf16 on CPU), off."),
+    augment: bool = typer.Option(True, help="Random board symmetry per batch."),
+    val_limit: int = typer.Option(50_000, help="Validation positions per epoch (0: all)."),
+    threads: int = typer.Option(None, help="CPU threads for torch."),
+    time_budget: float = typer.Option(
+        None, help="Minutes of training steps; the LR schedule follows the time spent."
+    ),
+    resume: bool = typer.Option(False, help="Continue the run in --out exactly."),
+) -> None:
+    """Train a network to predict the moves of recorded games."""
+    _check_game(game)
+    from imago.train.dataset import Dataset, DatasetError
+    from imago.train.supervised import TrainConfig, TrainingError, prepare_output
+
+    if not data.exists():
+        raise fail(f"no games: {data} does not exist")
+    try:
+        config = TrainConfig(
+            model=model,
+            optimizer=optimizer,
+            lr=lr,
+            schedule=schedule,
+            warmup_steps=warmup_steps,
+            weight_decay=weight_decay,
+            batch_size=batch_size,
+            epochs=epochs,
+            epoch_size=epoch_size,
+            seed=seed,
+            device=device,
+            amp=amp,
+            augment=augment,
+            val_limit=val_limit or None,
+            threads=threads,
+            time_budget=None if time_budget is None else time_budget * 60.0,
+        )
+        from imago.nn.models import ModelError, parse_arch
+
+        parse_arch(model)
+        prepare_output(out, resume)
+    except (ValueError, TrainingError, ModelError) as error:
+        raise fail(str(error)) from None
+    if not (data / "manifest.json").is_file():
+        built = out / "dataset"
+        if not resume and built.exists() and not (built / "manifest.json").exists():
+            raise fail(f"{built} exists and is not a dataset")
+        data = _build(
+            [data],
+            built,
+            game=game,
+            size=_default_size(game, None),
+            features=features,
+            val_fraction=val_fraction,
+            val_years=val_years,
+            years=None,
+            min_moves=10,
+            min_rank=min_rank,
+            max_handicap=0,
+            rules=None,
+            allow_void=False,
+            limit_games=None,
+        )
+    try:
+        opened = Dataset.open(data)
+        _train(opened, out, config, game, resume)
+    except (DatasetError, ValueError) as error:
+        raise fail(str(error)) from None
+
+
+def _train(dataset: Any, out: Path, config: Any, game: str, resume: bool) -> None:
+    from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+
+    from imago.train.supervised import train_supervised
+
+    columns = (
+        TextColumn("[bold]epoch {task.fields[epoch]}"),
+        BarColumn(),
+        TextColumn("{task.completed}/{task.total} steps  loss {task.fields[loss]:.3f}"),
+        TimeRemainingColumn(),
+    )
+    with Progress(*columns, console=console) as bar:
+        task = bar.add_task("train", total=None, epoch=1, loss=0.0)
+
+        def on_step(epoch: int, step: int, steps: int, loss: float) -> None:
+            if step % 20 == 0 or step == steps:
+                bar.update(task, completed=step, total=steps, epoch=epoch + 1, loss=loss)
+
+        metrics = train_supervised(
+            dataset,
+            out,
+            config,
+            game=game,
+            resume=resume,
+            report=bar.console.print,
+            on_step=on_step,
+        )
+    if metrics:
+        console.print(f"model written to {out / 'model.pt'}")
+
+
+@train_app.command("evaluate")
+def evaluate(
+    model: Path = typer.Argument(..., help="A model file (model.pt) or checkpoint."),
+    data: Path = typer.Option(..., help="A dataset folder."),
+    split: str = typer.Option("val", help="train or val."),
+    limit: int = typer.Option(None, help="Only the first positions of the split."),
+    threads: int = typer.Option(None, help="CPU threads for torch."),
+    device: str = typer.Option("auto", help="auto, cpu or cuda."),
+) -> None:
+    """Move-prediction accuracy (top-1 legal, top-1 raw, top-3) and losses on a dataset split."""
+    from imago.nn.models import ModelError
+    from imago.train.dataset import Dataset, DatasetError
+    from imago.train.supervised import evaluate_model
+
+    try:
+        result = evaluate_model(
+            model, Dataset.open(data), split, limit=limit, device=device, threads=threads
+        )
+    except (DatasetError, ModelError) as error:
+        raise fail(str(error)) from None
+    for key, value in result.items():
+        console.print(f"{key:12} {value:,.4f}" if key != "positions" else f"{key:12} {value:,.0f}")
+
+
+@train_app.command("export")
+def export(
+    model: Path = typer.Argument(..., help="A model file (model.pt) or checkpoint."),
+    onnx: Path = typer.Option(..., "--onnx", help="The ONNX file to write."),
+) -> None:
+    """Export a model to ONNX (inputs ``planes``; outputs ``policy`` logits and ``value``)."""
+    try:
+        from imago.nn.export import export_onnx
+        from imago.nn.models import ModelError
+    except ImportError as error:
+        raise fail(f"ONNX export needs the nn extra: {error}") from None
+    try:
+        export_onnx(model, onnx)
+    except (ModelError, ImportError) as error:
+        raise fail(str(error)) from None
+    console.print(f"wrote {onnx}")
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(train_app, name="train")

@@ -1,0 +1,654 @@
+"""The immutable Go position: the public face of the rules kernels."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterable, Iterator, Sequence
+from functools import cache
+from typing import Final, final, overload
+
+import numpy as np
+import numpy.typing as npt
+
+from imago.core.color import Color
+from imago.core.errors import IllegalMoveError, IllegalReason, InvalidMoveError
+from imago.core.game import Outcome
+from imago.core.move import MAX_SIZE, Move, MoveKind, Point
+from imago.games.go import _kernels as K
+from imago.games.go.handicap import fixed_handicap_points
+from imago.games.go.rules import GoRules, KoRule
+
+MIN_SIZE: Final = 2
+_MASK64: Final = (1 << 64) - 1
+_NO_KEYS: Final = np.empty(0, dtype=np.int64)
+_NO_KEYS.flags.writeable = False
+_REASONS: Final = {
+    K.OCCUPIED: IllegalReason.OCCUPIED,
+    K.SUICIDE: IllegalReason.SUICIDE,
+    K.KO: IllegalReason.KO,
+    K.SUPERKO: IllegalReason.SUPERKO,
+    K.GAME_OVER: IllegalReason.GAME_OVER,
+}
+_KO_MODES: Final = {
+    KoRule.SIMPLE: K.KO_SIMPLE,
+    KoRule.POSITIONAL_SUPERKO: K.KO_POSITIONAL,
+    KoRule.SITUATIONAL_SUPERKO: K.KO_SITUATIONAL,
+}
+_advance: Final = K.advance
+_refcount: Final = sys.getrefcount
+_SPARE: dict[int, list[npt.NDArray[np.int64]]] = {}
+"""State arrays of positions that died with no other reference, by length, for reuse: a game's
+history is freed all at once, and allocating it again cost page faults (half the time of a
+move)."""
+_SPARE_BYTES: Final = [0]
+_SPARE_LIMIT: Final = 32 << 20  # bytes kept for reuse, at most
+_PASS: Final = MoveKind.PASS
+_empty: Final = np.empty
+_int64: Final = np.int64
+_new: Final = object.__new__
+_COLORS: Final = (None, Color.BLACK, Color.WHITE)
+_DIAGRAM: Final = {".": 0, "+": 0, "X": 1, "x": 1, "#": 1, "O": 2, "o": 2}
+
+
+_TABLES: dict[int, tuple[Move, ...]] = {}
+
+
+def moves_table(size: int) -> tuple[Move, ...]:
+    """The ``Move`` of every action of a ``size`` board (cached, so moves are shared)."""
+    table = _TABLES.get(size)
+    if table is None:
+        table = (*(Move.play(Point(*divmod(a, size))) for a in range(size * size)), Move.PASS)
+        _TABLES[size] = table
+    return table
+
+
+@cache
+def _move_array(size: int) -> npt.NDArray[np.object_]:
+    return np.array(moves_table(size), dtype=object)
+
+
+def _check_size(size: int) -> None:
+    if not isinstance(size, int) or not MIN_SIZE <= size <= MAX_SIZE:
+        raise ValueError(f"Go board size must be {MIN_SIZE}..{MAX_SIZE}, not {size!r}")
+
+
+@final
+class LegalMoves(Sequence[Move]):
+    """The legal moves of a position: an immutable sequence view in action order, pass last.
+
+    Indexing and ``len`` read the position's legal-action array directly; iterating builds the
+    tuple of cached :class:`Move` objects once. ``move in moves`` is a binary search.
+    """
+
+    __slots__ = ("_array", "_n", "_size", "_start", "_table", "_tuple")
+
+    def __init__(self, array: npt.NDArray[np.int64], start: int, n: int, size: int) -> None:
+        self._array = array
+        self._start = start
+        self._n = n
+        self._size = size
+        self._table = _TABLES.get(size) or moves_table(size)
+        self._tuple: tuple[Move, ...] | None = None
+
+    def __len__(self) -> int:
+        return self._n
+
+    @overload
+    def __getitem__(self, index: int) -> Move: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> tuple[Move, ...]: ...
+
+    def __getitem__(self, index: int | slice) -> Move | tuple[Move, ...]:
+        n = self._n
+        if index.__class__ is int and 0 <= index < n:  # type: ignore[operator]
+            move: Move = self._table[self._array[self._start + index]]  # type: ignore[operator]
+            return move
+        return self.as_tuple()[index]
+
+    @property
+    def _actions(self) -> npt.NDArray[np.int64]:
+        return self._array[self._start : self._start + self._n]
+
+    def __iter__(self) -> Iterator[Move]:
+        return iter(self.as_tuple())
+
+    def __contains__(self, move: object) -> bool:
+        if not isinstance(move, Move) or move.is_resign:
+            return False
+        if move.point is not None and not move.point.on_board(self._size):
+            return False
+        action = move.to_action(self._size)
+        i = int(np.searchsorted(self._actions, action))
+        return i < len(self._actions) and int(self._actions[i]) == action
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, LegalMoves | tuple | list):
+            return self.as_tuple() == tuple(other)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self.as_tuple())
+
+    def as_tuple(self) -> tuple[Move, ...]:
+        """The moves as a tuple (built once)."""
+        moves = self._tuple
+        if moves is None:
+            moves = self._tuple = tuple(_move_array(self._size)[self._actions].tolist())
+        return moves
+
+    def actions(self) -> npt.NDArray[np.int64]:
+        """The legal action indices (read-only)."""
+        return self._actions
+
+    def __repr__(self) -> str:
+        text = ", ".join(m.to_gtp(self._size) for m in self.as_tuple())
+        return f"<LegalMoves ({text})>"
+
+
+@final
+class GoPosition:
+    """An immutable Go position with its history; implements :class:`imago.core.GameState`.
+
+    Make one with :func:`new_game` (or :meth:`from_diagram`). :meth:`play` returns a new
+    position and never changes this one. The fast path for search is in
+    :mod:`imago.games.go.fastpath`.
+    """
+
+    __slots__ = (
+        "_h",
+        "_keys_at",
+        "_last",
+        "_legal",
+        "_length",
+        "_mode",
+        "_moves",
+        "_nkeys",
+        "_nlegal",
+        "_nn",
+        "_previous",
+        "_resigned",
+        "_rules",
+        "_s",
+        "_size",
+        "_suicide",
+    )
+
+    _s: npt.NDArray[np.int64]
+    _size: int
+    _nn: int
+    _h: int
+    _rules: GoRules
+    _previous: GoPosition | None
+    _last: Move | None
+    _resigned: Color | None
+    _length: int
+    _keys_at: int
+    _mode: int
+    _nkeys: int
+    _nlegal: int
+    _suicide: bool
+    _legal: npt.NDArray[np.int64] | None
+    _moves: LegalMoves | None
+
+    game = "go"
+
+    # -- construction ------------------------------------------------------------------------
+    @classmethod
+    def _make(
+        cls,
+        state: npt.NDArray[np.int64],
+        size: int,
+        rules: GoRules,
+        previous: GoPosition | None,
+        last: Move | None,
+        resigned: Color | None = None,
+    ) -> GoPosition:
+        self = object.__new__(cls)
+        self._s = state
+        self._size = size
+        self._nn = size * size
+        self._h = 10 * size * size
+        self._length = 10 * size * size + K.HEADER
+        self._keys_at = self._length + size * size + 3 + K.BLOOM_WORDS
+        self._rules = rules
+        self._mode = _KO_MODES[rules.ko]
+        self._suicide = rules.suicide_allowed
+        self._previous = previous
+        self._last = last
+        self._resigned = resigned
+        self._legal = None
+        self._moves = None
+        self._nlegal = -1
+        self._nkeys = int(state[self._length + size * size + 2])
+        return self
+
+    @classmethod
+    def empty(cls, size: int = 9, rules: GoRules | None = None) -> GoPosition:
+        """The empty board with Black to play."""
+        _check_size(size)
+        moves_table(size)  # legal_moves() relies on the table existing
+        rules = rules or GoRules()
+        state = K.finish(
+            K.new_state(size), size, rules.suicide_allowed, _KO_MODES[rules.ko], _NO_KEYS, True
+        )
+        return cls._make(state, size, rules, None, None)
+
+    @classmethod
+    def from_state(cls, state: npt.NDArray[np.int64], parent: GoPosition) -> GoPosition:
+        """The position of a kernel state array reached from ``parent`` (see
+        :func:`imago.games.go.fastpath.from_arrays`)."""
+        size, rules = parent._size, parent._rules
+        if state.shape != (parent._length,) or state.dtype != np.int64:
+            raise ValueError(f"not a {size}x{size} Go state array")
+        full = K.finish(
+            state, size, rules.suicide_allowed, _KO_MODES[rules.ko], parent._superko_keys(), True
+        )
+        full[10 * size * size + K.F_STATUS] = K.OK
+        last_action = int(full[10 * size * size + K.F_LAST])
+        last = moves_table(size)[last_action] if 0 <= last_action <= size * size else None
+        return cls._make(full, size, rules, parent, last)
+
+    @classmethod
+    def from_diagram(
+        cls, diagram: str, to_play: Color = Color.BLACK, rules: GoRules | None = None
+    ) -> GoPosition:
+        """A position from rows of ``X`` (black), ``O`` (white), ``.`` (empty), top row first;
+        spaces are ignored. Stones are set up, not played: nothing is captured."""
+        rows = [line.replace(" ", "") for line in diagram.strip().splitlines()]
+        rows = [row for row in rows if row]
+        size = len(rows)
+        if any(len(row) != size for row in rows) or any(c not in _DIAGRAM for c in "".join(rows)):
+            raise ValueError("a diagram is a square of X, O and . characters")
+        black = [
+            Point(r, c)
+            for r, row in enumerate(rows)
+            for c, ch in enumerate(row)
+            if _DIAGRAM[ch] == 1
+        ]
+        white = [
+            Point(r, c)
+            for r, row in enumerate(rows)
+            for c, ch in enumerate(row)
+            if _DIAGRAM[ch] == 2
+        ]
+        return cls.empty(size, rules).with_setup(black, white, to_play=to_play)
+
+    def __del__(self) -> None:
+        # Recycle the state array when nothing else holds it (no view, no LegalMoves).
+        try:
+            self._moves = None
+            self._legal = None
+            s = self._s
+            if _refcount(s) == 3 and _SPARE_BYTES[0] < _SPARE_LIMIT:
+                length = s.shape[0]
+                spare = _SPARE.get(length)
+                if spare is None:
+                    spare = _SPARE[length] = []
+                spare.append(s)
+                _SPARE_BYTES[0] += length * 8
+        except Exception:  # interpreter shutdown: nothing to recycle into
+            pass
+
+    # -- the GameState protocol ------------------------------------------------------------------
+    @property
+    def size(self) -> int:
+        return self._size
+
+    @property
+    def rules(self) -> GoRules:
+        """The rules this game is played under."""
+        return self._rules
+
+    @property
+    def komi(self) -> float:
+        return self._rules.komi
+
+    @property
+    def to_play(self) -> Color:
+        return _COLORS[self._s[self._h + K.F_TO_PLAY]]  # type: ignore[return-value]
+
+    @property
+    def key(self) -> int:
+        """Zobrist key of the stones and the side to move (a non-negative 64-bit integer)."""
+        s, h = self._s, self._h
+        key = int(s[h + K.F_HASH])
+        if s[h + K.F_TO_PLAY] == K.WHITE:
+            key ^= int(K.ZOBRIST_WHITE_TO_PLAY)
+        return key & _MASK64
+
+    @property
+    def board_key(self) -> int:
+        """Zobrist key of the stones only (what positional superko compares)."""
+        return int(self._s[self._h + K.F_HASH]) & _MASK64
+
+    @property
+    def num_actions(self) -> int:
+        return self._nn + 1
+
+    @property
+    def previous(self) -> GoPosition | None:
+        return self._previous
+
+    @property
+    def last_move(self) -> Move | None:
+        return self._last
+
+    @property
+    def move_number(self) -> int:
+        return int(self._s[self._h + K.F_MOVES])
+
+    @property
+    def ko_point(self) -> Point | None:
+        """The point the simple-ko rule forbids to the side to move, if any."""
+        s, h = self._s, self._h
+        ko = int(s[h + K.F_KO])
+        if ko < 0 or s[h + K.F_KO_COLOR] != s[h + K.F_TO_PLAY]:
+            return None
+        return Point(*divmod(ko, self._size))
+
+    @property
+    def consecutive_passes(self) -> int:
+        return int(self._s[self._h + K.F_PASSES])
+
+    def captures(self, color: Color) -> int:
+        """How many stones ``color`` has captured (prisoners it holds)."""
+        return int(self._s[self._h + K.F_CAPT_B + int(color) - 1])
+
+    def board(self) -> npt.NDArray[np.int8]:
+        """A ``(size, size)`` copy of the board: 0 empty, 1 black, 2 white."""
+        return self._s[: self._nn].astype(np.int8).reshape(self._size, self._size)
+
+    def color_at(self, point: Point) -> Color | None:
+        """The stone on ``point``, or ``None``."""
+        self._check_point(point)
+        return _COLORS[self._s[point.index(self._size)]]
+
+    def stones(self, color: Color) -> list[Point]:
+        """The points of ``color``'s stones, in action order."""
+        size = self._size
+        found = np.flatnonzero(self._s[: self._nn] == int(color))
+        return [Point(*divmod(int(p), size)) for p in found]
+
+    def legal_moves(self) -> LegalMoves:
+        """Every legal move in action order, pass last (empty once the game is over): a
+        lazy, immutable sequence view."""
+        moves = self._moves
+        if moves is None:
+            n = self._nlegal
+            if n >= 0 and self._resigned is None:
+                moves = _new(LegalMoves)
+                moves._array = self._s
+                moves._start = self._length
+                moves._n = n
+                moves._size = self._size
+                moves._table = _TABLES[self._size]
+                moves._tuple = None
+            else:
+                legal = self._legal_view()
+                moves = LegalMoves(legal, 0, len(legal), self._size)
+            self._moves = moves
+        return moves
+
+    def legal_actions(self) -> npt.NDArray[np.int64]:
+        """The legal action indices, ascending, pass last (read-only)."""
+        legal = self._legal
+        if legal is None:
+            legal = self._legal_view()
+        legal.flags.writeable = False
+        return legal
+
+    def _legal_view(self) -> npt.NDArray[np.int64]:
+        if self._resigned is not None:
+            legal = _NO_KEYS
+        else:
+            start = self._length
+            n = self._nlegal
+            if n < 0:
+                n = self._nlegal = int(self._s[start + self._nn + 1])
+            legal = self._s[start : start + n]
+        self._legal = legal
+        return legal
+
+    def legal_mask(self) -> npt.NDArray[np.bool_]:
+        mask = np.zeros(self._nn + 1, dtype=np.bool_)
+        mask[self.legal_actions()] = True
+        return mask
+
+    def sensible_moves(self) -> list[Move]:
+        """Legal moves that do not fill one of the mover's own true eyes (pass last)."""
+        if self.is_over():
+            return []
+        out = np.empty(self._nn + 1, dtype=np.int64)
+        n = K.sensible_actions(
+            self._s,
+            self._size,
+            self._s[self._h + K.F_TO_PLAY],
+            self._rules.suicide_allowed,
+            _KO_MODES[self._rules.ko],
+            self._superko_keys(),
+            out,
+        )
+        table = moves_table(self._size)
+        return [table[a] for a in out[:n].tolist()]
+
+    def is_legal(self, move: Move, color: Color | None = None) -> bool:
+        """Whether ``move`` (for ``color``, default the side to move) is legal here."""
+        if self.is_over():
+            return False
+        if move.kind is not MoveKind.PLAY:
+            return True
+        point = move.point
+        assert point is not None
+        if not point.on_board(self._size):
+            return False
+        who = self._s[self._h + K.F_TO_PLAY] if color is None else int(color)
+        return self._status(point.index(self._size), who) is None
+
+    def play(self, move: Move, color: Color | None = None) -> GoPosition:
+        """The position after ``move`` (for ``color``, default the side to move).
+
+        Raises ``IllegalMoveError`` (occupied, suicide, ko, superko, game over) or
+        ``InvalidMoveError`` (off the board); this position never changes.
+        """
+        if self._resigned is not None:
+            raise IllegalMoveError(IllegalReason.GAME_OVER, self.format_move(move))
+        point = move.point
+        size = self._size
+        if point is not None:
+            row = point.row
+            col = point.col
+            if row < 0 or row >= size or col < 0 or col >= size:
+                raise InvalidMoveError(f"{point} is off a {size}x{size} board")
+            action = row * size + col
+        elif move.kind is _PASS:
+            action = self._nn
+        else:
+            if self.is_over():
+                raise IllegalMoveError(IllegalReason.GAME_OVER, "resign")
+            who = color or self.to_play
+            return GoPosition._make(self._s, size, self._rules, self, move, who)
+        s = self._s
+        mode = self._mode
+        length = s.shape[0]
+        if mode and self._nkeys + self._keys_at >= length:
+            length += 64  # room for 64 more superko keys
+        spare = _SPARE.get(length)
+        if spare:
+            child = spare.pop()
+            _SPARE_BYTES[0] -= length * 8
+        else:
+            child = _empty(length, _int64)
+        result = _advance(
+            s, child, size, action, 0 if color is None else int(color), self._suicide, mode
+        )
+        if result >= 0:
+            raise IllegalMoveError(_REASONS[result], self.format_move(move))
+        new = _new(GoPosition)
+        new._s = child
+        new._size = size
+        new._nn = self._nn
+        new._h = self._h
+        new._length = self._length
+        new._keys_at = self._keys_at
+        new._rules = self._rules
+        new._mode = mode
+        new._suicide = self._suicide
+        new._previous = self
+        new._last = move
+        new._resigned = None
+        new._legal = None
+        new._moves = None
+        result = -1 - result
+        new._nlegal = result & 0xFFFF
+        new._nkeys = result >> 16
+        return new
+
+    def play_action(self, action: int) -> GoPosition:
+        """:meth:`play` by action index (pass is ``size * size``)."""
+        if not 0 <= action <= self._nn:
+            raise InvalidMoveError(f"action {action} is outside 0..{self._nn}")
+        return self.play(moves_table(self._size)[action])
+
+    def with_setup(
+        self,
+        black: Iterable[Point] = (),
+        white: Iterable[Point] = (),
+        empty: Iterable[Point] = (),
+        to_play: Color | None = None,
+    ) -> GoPosition:
+        """A new position with stones placed or removed (SGF ``AB``/``AW``/``AE``, ``PL``).
+
+        Not a move: nothing is captured, the move number and captures do not change, and the
+        ko ban is lifted. The result's :attr:`previous` is this position's.
+        """
+        s = self._s[: self._length].copy()
+        size = self._size
+        changes = [(p, K.EMPTY) for p in empty]
+        changes += [(p, K.BLACK) for p in black] + [(p, K.WHITE) for p in white]
+        for point, value in changes:
+            self._check_point(point)
+            index = point.index(size)
+            if s[index] != value:
+                K.setup(s, size, index, value)
+        s[self._h + K.F_KO] = -1
+        if to_play is not None:
+            s[self._h + K.F_TO_PLAY] = int(to_play)
+        rules = self._rules
+        keys = self._previous._superko_keys() if self._previous is not None else _NO_KEYS
+        full = K.finish(s, size, rules.suicide_allowed, _KO_MODES[rules.ko], keys, True)
+        return GoPosition._make(full, size, rules, self._previous, self._last)
+
+    def resume(self) -> GoPosition:
+        """A game ended by two passes, with play resumed (as after a dispute about dead stones,
+        which Japanese rules and servers such as OGS allow): the pass count starts again. The
+        result's :attr:`previous` is this position."""
+        if self._resigned is not None:
+            raise IllegalMoveError(IllegalReason.GAME_OVER, "resign")
+        s = self._s[: self._length].copy()
+        s[self._h + K.F_PASSES] = 0
+        full = K.finish(s, self._size, self._suicide, self._mode, self._superko_keys(), True)
+        return GoPosition._make(full, self._size, self._rules, self, self._last)
+
+    def is_over(self) -> bool:
+        """After two consecutive passes or a resignation."""
+        if self._resigned is not None:
+            return True
+        n = self._nlegal
+        return n == 0 if n >= 0 else bool(self._s[self._h + K.F_PASSES] >= 2)
+
+    @property
+    def resigned(self) -> Color | None:
+        """The colour that resigned, if the game ended so."""
+        return self._resigned
+
+    def outcome(self) -> Outcome | None:
+        """The result once the game is over, scored by the rules with every stone alive.
+
+        For a score with dead stones removed, see :func:`imago.games.go.score` and
+        :func:`imago.games.go.auto_score`.
+        """
+        if self._resigned is not None:
+            return Outcome(self._resigned.opponent, by_resignation=True)
+        if not self.is_over():
+            return None
+        from imago.games.go.scoring import score
+
+        return score(self)
+
+    def parse_move(self, text: str) -> Move:
+        """Read a GTP vertex (``D4``), ``pass`` or ``resign``."""
+        return Move.from_gtp(text, self._size)
+
+    def format_move(self, move: Move) -> str:
+        """Write a move as a GTP vertex."""
+        return move.to_gtp(self._size)
+
+    # -- text ------------------------------------------------------------------------------------
+    def diagram(self) -> str:
+        """The board as rows of ``X``, ``O`` and ``.`` (top row first), one space apart."""
+        chars = ".XO"
+        values = self._s[: self._nn].tolist()
+        size = self._size
+        return "\n".join(
+            " ".join(chars[v] for v in values[r * size : (r + 1) * size]) for r in range(size)
+        )
+
+    def __repr__(self) -> str:
+        return (
+            f"<GoPosition {self._size}x{self._size} move {self.move_number}, "
+            f"{self.to_play} to play>\n{self.diagram()}"
+        )
+
+    # -- fast path ----------------------------------------------------------------------------
+    def arrays(self) -> npt.NDArray[np.int64]:
+        """A copy of the kernel state array (see :mod:`imago.games.go.fastpath`)."""
+        return self._s[: self._length].copy()
+
+    def superko_keys(self) -> npt.NDArray[np.int64]:
+        """The sorted keys the superko rule forbids to recreate (empty under simple ko)."""
+        return self._superko_keys()
+
+    # -- internals ------------------------------------------------------------------------------
+    def _check_point(self, point: Point) -> None:
+        if not point.on_board(self._size):
+            raise InvalidMoveError(f"{point} is off a {self._size}x{self._size} board")
+
+    def _superko_keys(self) -> npt.NDArray[np.int64]:
+        start = self._length + self._nn + 3 + K.BLOOM_WORDS
+        return self._s[start : start + self._s[self._length + self._nn + 2]]
+
+    def _status(self, action: int, color: int) -> IllegalReason | None:
+        status = K.check(self._s, self._size, action, color, self._rules.suicide_allowed)
+        if status:
+            return _REASONS[status]
+        if self._rules.ko is not KoRule.SIMPLE:
+            key = K.result_hash(self._s, self._size, action, color)
+            if self._rules.ko is KoRule.SITUATIONAL_SUPERKO and color == K.BLACK:
+                key ^= K.ZOBRIST_WHITE_TO_PLAY
+            if K.contains(self._superko_keys(), key):
+                return IllegalReason.SUPERKO
+        return None
+
+    def illegal_reason(self, move: Move, color: Color | None = None) -> IllegalReason | None:
+        """Why ``move`` is illegal here, or ``None`` when it is legal."""
+        if self.is_over():
+            return IllegalReason.GAME_OVER
+        if move.kind is not MoveKind.PLAY:
+            return None
+        point = move.point
+        assert point is not None
+        self._check_point(point)
+        who = self.to_play if color is None else color
+        return self._status(point.index(self._size), int(who))
+
+
+def new_game(size: int = 9, rules: GoRules | None = None, handicap: int = 0) -> GoPosition:
+    """A new game: the empty board (Black to play), or ``handicap`` stones placed as GTP's
+    ``fixed_handicap`` places them with White to play. For free placement use
+    :meth:`GoPosition.with_setup`."""
+    position = GoPosition.empty(size, rules)
+    if handicap:
+        points = fixed_handicap_points(size, handicap)
+        position = position.with_setup(black=points, to_play=Color.WHITE)
+    return position

@@ -1,0 +1,109 @@
+"""What the engine core needs from the Go rules beyond the game protocol: rule presets with
+GTP's names and defaults, handicap placement, captures, dead stones and scoring.
+
+Default rules are those of computer-Go servers (:func:`rules_for` with ``"computer"``): area
+scoring, positional superko, suicide forbidden, komi 7 on 9x9 and 7.5 on other boards unless
+komi is set.
+"""
+
+from __future__ import annotations
+
+from imago.core.color import Color
+from imago.core.game import GameState, Outcome
+from imago.core.move import Move, Point
+from imago.games.go.handicap import fixed_handicap_points as _fixed_points
+from imago.games.go.handicap import max_fixed_handicap
+from imago.games.go.position import GoPosition
+from imago.games.go.rules import GoRules
+from imago.games.go.scoring import StoneStatus, estimate_dead_stones, final_status
+from imago.games.go.scoring import score as _score
+
+DEFAULT_RULES = "computer"
+RULE_NAMES: tuple[str, ...] = GoRules.PRESETS
+KGS_RULES = {"japanese": "japanese", "chinese": "chinese", "aga": "aga", "new_zealand": "nz"}
+"""``kgs-rules`` names -> imago's rule presets."""
+
+
+def rules_for(name: str, size: int, komi: float | None) -> GoRules:
+    """The preset ``name`` with ``komi`` (``None``: 7 on 9x9 and 7.5 elsewhere for the computer
+    rules, the preset's own komi for the others)."""
+    rules = GoRules.preset(name)
+    if komi is None:
+        if name != DEFAULT_RULES:
+            return rules
+        komi = 7.0 if size == 9 else 7.5
+    return rules.with_komi(komi)
+
+
+def _position(state: GameState) -> GoPosition:
+    if not isinstance(state, GoPosition):
+        raise TypeError("not a Go position")
+    return state
+
+
+def fixed_handicap_points(size: int, stones: int) -> tuple[Point, ...]:
+    """GTP's ``fixed_handicap`` points; ``ValueError`` when not allowed."""
+    return _fixed_points(size, stones)
+
+
+def free_handicap_points(size: int, stones: int) -> tuple[Point, ...]:
+    """Points for ``place_free_handicap``: the fixed points as far as they go, then the free
+    points nearest the centre (ties broken by reading order)."""
+    if not 2 <= stones < size * size:
+        raise ValueError(f"invalid number of handicap stones {stones}")
+    fixed = min(stones, max_fixed_handicap(size))
+    chosen = list(_fixed_points(size, fixed)) if fixed >= 2 else []
+    centre = (size - 1) / 2
+    others = sorted(
+        (Point(r, c) for r in range(size) for c in range(size)),
+        key=lambda p: (abs(p.row - centre) + abs(p.col - centre), p.row, p.col),
+    )
+    for point in others:
+        if len(chosen) == stones:
+            break
+        if point not in chosen:
+            chosen.append(point)
+    return tuple(chosen)
+
+
+def captures(state: GameState, color: Color) -> int:
+    """Stones ``color`` has captured."""
+    return _position(state).captures(color)
+
+
+DEAD_STONE_PLAYOUTS = 256
+
+
+def dead_stones(state: GameState) -> frozenset[Point]:
+    """The stones judged dead (random-playout estimate, seeded so the answer is repeatable;
+    see :func:`imago.games.go.estimate_dead_stones` for its limits)."""
+    position = _position(state)
+    if not position.stones(Color.BLACK) and not position.stones(Color.WHITE):
+        return frozenset()
+    return estimate_dead_stones(position, DEAD_STONE_PLAYOUTS, seed=1)
+
+
+def seki_stones(state: GameState, dead: frozenset[Point]) -> frozenset[Point]:
+    """The stones in seki, given the dead ones."""
+    status = final_status(_position(state), dead)
+    return frozenset(p for p, s in status.items() if s is StoneStatus.SEKI)
+
+
+def score(state: GameState, dead: frozenset[Point]) -> Outcome:
+    """The score by the position's rules (area or territory) with ``dead`` stones removed."""
+    return _score(_position(state), dead)
+
+
+def cleanup_move(state: GameState, color: Color, dead: frozenset[Point]) -> Move | None:
+    """A legal move for ``color`` on a liberty of an opponent stone judged dead (``None`` when
+    there is none): what ``kgs-genmove_cleanup`` plays instead of passing."""
+    position = _position(state).with_setup(to_play=color)
+    targets = [p for p in sorted(dead) if position.color_at(p) is color.opponent]
+    size = position.size
+    for point in targets:
+        for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1)):
+            neighbour = Point(point.row + dr, point.col + dc)
+            move = Move.play(neighbour)
+            if neighbour.on_board(size) and position.is_legal(move, color):
+                return move
+    return None

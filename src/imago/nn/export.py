@@ -1,0 +1,73 @@
+"""Export a model to ONNX, with its spec in the model's metadata.
+
+The graph takes ``planes`` (``(batch, P, N, N)`` float32; the batch size is dynamic) and gives
+``policy`` (logits over ``N*N + 1`` actions, unmasked) and, for dual-head networks, ``value``.
+The model's spec (game, size, feature set, architecture) is stored as the metadata entry
+``imago_spec`` (JSON). Needs the ``onnx`` package (``pip install imago[nn]``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import warnings
+from pathlib import Path
+
+import torch
+from torch import nn
+
+from imago.nn.models import ModelError, Net
+from imago.nn.store import load_model
+
+
+class _Outputs(nn.Module):
+    """The network with plain tensor outputs (ONNX has no ``None``)."""
+
+    def __init__(self, net: Net) -> None:
+        super().__init__()
+        self.net = net
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        policy, value = self.net(x)
+        return (policy,) if value is None else (policy, value)
+
+
+def export_onnx(model_path: str | Path, onnx_path: str | Path) -> Path:
+    """Write the model at ``model_path`` as ONNX to ``onnx_path`` (atomically)."""
+    try:
+        import onnx
+    except ImportError:
+        raise ImportError("ONNX export needs the onnx package (pip install onnx)") from None
+    loaded = load_model(model_path)
+    spec = loaded.spec
+    target = Path(onnx_path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(f".{target.name}.tmp{os.getpid()}")
+    example = torch.zeros(1, spec.feature_set.planes, spec.size, spec.size)
+    outputs = ["policy", "value"] if loaded.net.has_value else ["policy"]
+    axes = {name: {0: "batch"} for name in ["planes", *outputs]}
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the TorchScript exporter warns it is the old one
+            torch.onnx.export(
+                _Outputs(loaded.net).eval(),
+                (example,),
+                str(tmp),
+                input_names=["planes"],
+                output_names=outputs,
+                dynamic_axes=axes,
+                dynamo=False,
+            )
+        graph = onnx.load(str(tmp))
+        entry = graph.metadata_props.add()
+        entry.key = "imago_spec"
+        entry.value = json.dumps(spec.to_dict())
+        onnx.checker.check_model(graph)
+        onnx.save(graph, str(tmp))
+        os.replace(tmp, target)
+    except (RuntimeError, ValueError) as error:
+        raise ModelError(f"ONNX export failed: {error}") from None
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+    return target

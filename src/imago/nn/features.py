@@ -1,0 +1,238 @@
+"""Input features: small encoder functions that declare their plane count, and named sets of them.
+
+Pure numpy (no torch), so datasets can be built without it. An encoder reads a batch of
+:class:`Positions` (the current board, a few earlier boards, whose turn it is, the legal moves)
+and returns ``(batch, planes, size, size)`` ``uint8`` planes, always from the point of view of
+the player to move ("own" stones are the mover's). A :class:`FeatureSet` is an ordered tuple of
+encoders with a name; models remember the name of the set they were trained on.
+
+=============  ======  ============================================================================
+feature set    planes  what
+=============  ======  ============================================================================
+``stones2``    2       own stones, opponent stones (design 000's 9x9x2 input, 004's Othello input)
+``legal4``     4       own, opponent, legal moves, a plane of ones (shows the board edge to padded
+                       convolutions)
+``minigo17``   17      own/opponent stones for the last 8 positions, interleaved
+                       (``own_t, opp_t, own_t-1, opp_t-1, ...``), then ones if Black is to play
+                       (MiniGo's ``features.py`` layout, design 003)
+``history9``   9       the same for the last 4 positions, then the colour plane (design 001)
+=============  ======  ============================================================================
+
+History follows MiniGo: "own" means the player to move *now* in every history plane, and before
+the start of the game the oldest available board is repeated.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from imago.core.color import Color
+from imago.core.game import GameState
+
+Planes = npt.NDArray[np.uint8]
+
+
+@dataclass(frozen=True, slots=True)
+class Positions:
+    """A batch of positions as arrays.
+
+    ``boards[b, k]`` is the board ``k`` moves before position ``b`` (0 = now; 0 empty, 1 black,
+    2 white); ``to_play[b]`` a :class:`Color` value; ``legal[b]`` the legal-action mask
+    (``size * size + 1`` entries, pass last).
+    """
+
+    boards: npt.NDArray[np.int8]
+    to_play: npt.NDArray[np.int8]
+    legal: npt.NDArray[np.bool_]
+
+    @property
+    def size(self) -> int:
+        return int(self.boards.shape[-1])
+
+    @property
+    def history(self) -> int:
+        return int(self.boards.shape[1])
+
+    def __len__(self) -> int:
+        return int(self.boards.shape[0])
+
+
+Encoder = Callable[[Positions], Planes]
+
+
+@dataclass(frozen=True, slots=True)
+class Feature:
+    """One encoder: ``encode(positions)`` returns ``planes`` planes; it looks ``history`` back."""
+
+    name: str
+    planes: int
+    history: int
+    encode: Encoder
+
+
+@dataclass(frozen=True, slots=True)
+class FeatureSet:
+    """An ordered, named list of features: the input layout of a network."""
+
+    name: str
+    features: tuple[Feature, ...]
+    summary: str = ""
+
+    @property
+    def planes(self) -> int:
+        """The total number of input planes."""
+        return sum(f.planes for f in self.features)
+
+    @property
+    def history(self) -> int:
+        """How many boards (the current one included) the set needs."""
+        return max(f.history for f in self.features)
+
+    def encode(self, positions: Positions) -> Planes:
+        """``(batch, planes, size, size)`` uint8 planes for ``positions``."""
+        if positions.history < self.history:
+            raise ValueError(
+                f"feature set {self.name!r} needs {self.history} boards of history, "
+                f"got {positions.history}"
+            )
+        parts = [feature.encode(positions) for feature in self.features]
+        out = np.concatenate(parts, axis=1)
+        if out.shape[1] != self.planes:  # an encoder that lies about its plane count
+            raise AssertionError(f"{self.name}: {out.shape[1]} planes, declared {self.planes}")
+        return out
+
+    def encode_states(self, states: Sequence[GameState]) -> Planes:
+        """Planes for a list of game states (history read from ``state.previous``)."""
+        return self.encode(positions_from_states(states, self.history))
+
+
+# -- encoders --------------------------------------------------------------------------------
+
+
+def _mover(positions: Positions) -> npt.NDArray[np.int8]:
+    return positions.to_play.reshape(-1, 1, 1, 1)
+
+
+def _stone_history(depth: int) -> Encoder:
+    def encode(positions: Positions) -> Planes:
+        boards = positions.boards[:, :depth]
+        mover = _mover(positions)
+        opponent = np.int8(3) - mover  # Color values 1 and 2
+        n, _, size, _ = boards.shape
+        out = np.empty((n, 2 * depth, size, size), dtype=np.uint8)
+        out[:, 0::2] = boards == mover
+        out[:, 1::2] = boards == opponent
+        return out
+
+    return encode
+
+
+def _own_opponent(positions: Positions) -> Planes:
+    return _stone_history(1)(positions)
+
+
+def _legal_moves(positions: Positions) -> Planes:
+    size = positions.size
+    points = positions.legal[:, : size * size].reshape(-1, 1, size, size)
+    return points.astype(np.uint8)
+
+
+def _ones(positions: Positions) -> Planes:
+    size = positions.size
+    return np.ones((len(positions), 1, size, size), dtype=np.uint8)
+
+
+def _black_to_play(positions: Positions) -> Planes:
+    size = positions.size
+    black = (positions.to_play == Color.BLACK).astype(np.uint8).reshape(-1, 1, 1, 1)
+    return np.broadcast_to(black, (len(positions), 1, size, size)).copy()
+
+
+STONES = Feature("stones", 2, 1, _own_opponent)
+"""Own stones, opponent stones."""
+LEGAL = Feature("legal", 1, 1, _legal_moves)
+"""Points where the mover may play."""
+ONES = Feature("ones", 1, 1, _ones)
+"""A constant plane of ones (lets a zero-padded convolution see the edge)."""
+BLACK_TO_PLAY = Feature("black_to_play", 1, 1, _black_to_play)
+"""Ones if Black is to move, zeros if White is."""
+
+
+def stone_history(depth: int) -> Feature:
+    """Own/opponent stones for the last ``depth`` positions, interleaved (``2 * depth`` planes)."""
+    return Feature(f"stones_x{depth}", 2 * depth, depth, _stone_history(depth))
+
+
+FEATURE_SETS: dict[str, FeatureSet] = {
+    fs.name: fs
+    for fs in (
+        FeatureSet("stones2", (STONES,), "own and opponent stones (designs 000, 004)"),
+        FeatureSet("legal4", (STONES, LEGAL, ONES), "stones, legal moves, ones"),
+        FeatureSet(
+            "minigo17", (stone_history(8), BLACK_TO_PLAY), "8 positions of history + colour (003)"
+        ),
+        FeatureSet(
+            "history9", (stone_history(4), BLACK_TO_PLAY), "4 positions of history + colour (001)"
+        ),
+    )
+}
+"""Every named feature set."""
+
+
+def feature_set(name: str) -> FeatureSet:
+    """The feature set called ``name``; a clear error names the known ones."""
+    try:
+        return FEATURE_SETS[name]
+    except KeyError:
+        known = ", ".join(FEATURE_SETS)
+        raise ValueError(f"unknown feature set {name!r} (known: {known})") from None
+
+
+# -- building Positions ----------------------------------------------------------------------
+
+
+def positions_from_game(
+    boards: Sequence[npt.NDArray[np.int8]],
+    to_play: Sequence[int],
+    legal: Sequence[npt.NDArray[np.bool_]],
+    history: int,
+    indices: Sequence[int] | None = None,
+) -> Positions:
+    """Positions for a replayed game: ``boards[i]`` is the board before move ``i``.
+
+    ``indices`` picks which positions to keep (default: all); history still reaches back into
+    the whole game.
+    """
+    chosen = range(len(boards)) if indices is None else indices
+    size = boards[0].shape[-1] if boards else 0
+    stack = np.empty((len(chosen), history, size, size), dtype=np.int8)
+    for out, i in enumerate(chosen):
+        for k in range(history):
+            stack[out, k] = boards[max(i - k, 0)]
+    return Positions(
+        stack,
+        np.asarray([to_play[i] for i in chosen], dtype=np.int8),
+        np.asarray([legal[i] for i in chosen], dtype=np.bool_).reshape(len(chosen), -1),
+    )
+
+
+def positions_from_states(states: Sequence[GameState], history: int) -> Positions:
+    """Positions for game states, reading history through ``state.previous``."""
+    if not states:
+        raise ValueError("no positions to encode")
+    size = states[0].size
+    stack = np.empty((len(states), history, size, size), dtype=np.int8)
+    for b, state in enumerate(states):
+        current: GameState = state
+        for k in range(history):
+            stack[b, k] = current.board()
+            earlier = current.previous
+            if earlier is not None:
+                current = earlier
+    to_play = np.asarray([int(s.to_play) for s in states], dtype=np.int8)
+    legal = np.stack([s.legal_mask() for s in states])
+    return Positions(stack, to_play, legal)

@@ -1,0 +1,184 @@
+"""Saving and loading models with what they need to be used: config, feature set, game, size.
+
+A model file is ``torch.save`` of a plain dict of tensors and strings::
+
+    {"format": "imago-model", "version": 1, "spec": "<json>", "info": "<json>",
+     "state_dict": {...tensors...}}
+
+and is read back with ``torch.load(weights_only=True)``, which never unpickles code. Loading
+checks the game and board size the caller expects and says clearly when they differ.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from imago.nn.features import FeatureSet, feature_set
+from imago.nn.models import (
+    ArchConfig,
+    ModelError,
+    Net,
+    arch_name,
+    build_net,
+    config_from_dict,
+    config_to_dict,
+)
+
+FORMAT = "imago-model"
+VERSION = 1
+
+
+@dataclass(frozen=True, slots=True)
+class ModelSpec:
+    """Everything needed to rebuild and use a network: game, board size, features, architecture."""
+
+    game: str
+    size: int
+    features: str
+    arch: ArchConfig
+
+    @property
+    def name(self) -> str:
+        """The size name of the architecture (``b6c64``)."""
+        return arch_name(self.arch)
+
+    @property
+    def feature_set(self) -> FeatureSet:
+        return feature_set(self.features)
+
+    @property
+    def num_actions(self) -> int:
+        return self.size * self.size + 1
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "game": self.game,
+            "size": self.size,
+            "features": self.features,
+            "arch": config_to_dict(self.arch),
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ModelSpec:
+        try:
+            spec = cls(
+                str(data["game"]),
+                int(data["size"]),
+                str(data["features"]),
+                config_from_dict(dict(data["arch"])),
+            )
+        except (KeyError, TypeError) as error:
+            raise ModelError(f"model spec is incomplete: {error}") from None
+        feature_set(spec.features)  # rejects an unknown feature set
+        return spec
+
+    def build(self) -> Net:
+        """A freshly initialised network for this spec."""
+        return build_net(self.arch, self.feature_set.planes, self.size)
+
+    def check(self, game: str | None = None, size: int | None = None) -> None:
+        """Raise :class:`ModelError` when this model is not for ``game`` / ``size``."""
+        if game is not None and game != self.game:
+            raise ModelError(f"this model plays {self.game}, not {game}")
+        if size is not None and size != self.size:
+            raise ModelError(
+                f"this model is for {self.size}x{self.size} {self.game}, not {size}x{size}"
+            )
+
+
+@dataclass(slots=True)
+class LoadedModel:
+    """A network in evaluation mode with its spec and free-form training info."""
+
+    net: Net
+    spec: ModelSpec
+    info: dict[str, Any] = field(default_factory=dict)
+
+
+def atomic_torch_save(obj: Any, path: Path) -> None:
+    """``torch.save`` to a temporary file beside ``path``, then rename it into place."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
+    try:
+        torch.save(obj, tmp)
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+
+
+def model_payload(net: Net, spec: ModelSpec, info: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The dict :func:`save_model` writes (also embedded in training checkpoints)."""
+    state = {k: v.detach().cpu() for k, v in net.state_dict().items()}
+    return {
+        "format": FORMAT,
+        "version": VERSION,
+        "spec": json.dumps(spec.to_dict()),
+        "info": json.dumps(info or {}),
+        "state_dict": state,
+    }
+
+
+def save_model(
+    path: str | Path, net: Net, spec: ModelSpec, info: dict[str, Any] | None = None
+) -> None:
+    """Write ``net`` with its spec (atomically)."""
+    atomic_torch_save(model_payload(net, spec, info), Path(path))
+
+
+def safe_load(path: str | Path, device: str | torch.device = "cpu") -> Any:
+    """``torch.load`` that never unpickles code; clear errors for missing or foreign files."""
+    file = Path(path)
+    if not file.is_file():
+        raise ModelError(f"no model file at {file}")
+    try:
+        return torch.load(file, map_location=device, weights_only=True)
+    except Exception as error:  # torch raises several types for a foreign file
+        raise ModelError(f"{file} is not a readable imago model: {error}") from None
+
+
+def model_from_payload(
+    payload: Any,
+    *,
+    game: str | None = None,
+    size: int | None = None,
+    device: str | torch.device = "cpu",
+) -> LoadedModel:
+    """Rebuild a model from a loaded payload, checking game and size."""
+    if not isinstance(payload, dict) or payload.get("format") != FORMAT:
+        raise ModelError("not an imago model file")
+    if payload.get("version") != VERSION:
+        raise ModelError(f"unsupported model file version {payload.get('version')!r}")
+    spec = ModelSpec.from_dict(json.loads(payload["spec"]))
+    spec.check(game, size)
+    net = spec.build()
+    try:
+        net.load_state_dict(payload["state_dict"])
+    except RuntimeError as error:
+        raise ModelError(f"the weights do not fit the {spec.name} network: {error}") from None
+    net.to(device).eval()
+    return LoadedModel(net, spec, json.loads(payload.get("info", "{}")))
+
+
+def load_model(
+    path: str | Path,
+    *,
+    game: str | None = None,
+    size: int | None = None,
+    device: str | torch.device = "cpu",
+) -> LoadedModel:
+    """Load a model saved by :func:`save_model` (or a training checkpoint's model).
+
+    Raises :class:`ModelError` if the file is missing or foreign, or when ``game`` / ``size`` are
+    given and differ from the model's.
+    """
+    payload = safe_load(path, device)
+    if isinstance(payload, dict) and "model" in payload and payload.get("format") != FORMAT:
+        payload = payload["model"]  # a training checkpoint
+    return model_from_payload(payload, game=game, size=size, device=device)

@@ -1,0 +1,458 @@
+"""SGF grammar: bytes in, raw game trees out. Knows nothing of property meanings or games.
+
+The first layer of the SGF stack (grammar -> :mod:`~imago.records.sgf_properties` ->
+:mod:`~imago.records.sgf`), in the manner of sgfmill's ``sgf_grammar``. It follows the FF[4]
+EBNF::
+
+    Collection = GameTree { GameTree }
+    GameTree   = "(" Sequence { GameTree } ")"
+    Sequence   = Node { Node }
+    Node       = ";" { Property }
+    Property   = PropIdent PropValue { PropValue }
+    PropIdent  = UcLetter { UcLetter }          (FF[3]: lower-case letters are ignored)
+    PropValue  = "[" CValueType "]"
+
+A game tree comes out flat: nodes in document order, each a ``dict`` from property identifier
+to its raw (still escaped, still encoded) byte values, with the index of its parent. Parents
+always come before their children, so building a tree from it needs no recursion, however
+deep the file nests (OGS wraps every move in its own variation).
+
+Two parsers share this output. The fast one tokenises the whole file with one regular
+expression and gives up at the first irregularity; the careful one then walks the bytes with
+positions, recovers from damage (junk, missing ``;`` / ``]`` / ``)``, unescaped ``]``) and
+records each problem as an :class:`SgfError` with line and column. Both run in linear time.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from imago.core.errors import ImagoError
+
+RawNode = dict[str, list[bytes]]
+"""Property identifier -> raw values (bytes between ``[`` and ``]``, escapes kept)."""
+
+
+class SgfError(ImagoError, ValueError):
+    """A problem in an SGF file, with the 1-based ``line`` and ``column`` where it is."""
+
+    def __init__(self, message: str, line: int = 0, column: int = 0) -> None:
+        self.message = message
+        self.line = line
+        self.column = column
+        where = f"line {line}, column {column}: " if line else ""
+        super().__init__(f"{where}{message}")
+
+
+class RawTree:
+    """One top-level game tree, flattened: node ``i`` has parent ``parents[i]`` (-1: root).
+
+    ``nodes[i]`` is the node's property map. ``offsets[i]`` is the byte offset of node ``i``'s
+    ``;`` when the careful parser read the file (``None`` after the fast scan, which keeps no
+    positions). After the fast scan, ``move_codes[i]`` and ``prop_counts[i]`` describe the node
+    without building its map (see :mod:`~imago.records._sgf_kernels`), and maps are built on
+    demand.
+    """
+
+    __slots__ = ("_columns", "_nodes", "move_codes", "offsets", "parents", "prop_counts")
+
+    def __init__(
+        self,
+        nodes: list[RawNode] | None = None,
+        parents: list[int] | None = None,
+        offsets: list[int] | None = None,
+    ) -> None:
+        self._nodes = [] if nodes is None else nodes
+        self.parents: list[int] = [] if parents is None else parents
+        self.offsets = offsets
+        self._columns: _Columns | None = None
+        self.move_codes: list[int] | None = None
+        self.prop_counts: list[int] | None = None
+
+    @property
+    def nodes(self) -> list[RawNode]:
+        if self._columns is not None and len(self._nodes) < len(self.parents):
+            self._nodes = [self.node(i) for i in range(len(self.parents))]
+        return self._nodes
+
+    def text_node(self, index: int, skip: str) -> dict[str, list[str]] | None:
+        """Node ``index``'s properties but ``skip``, decoded (fast scan only, else ``None``)."""
+        if self._columns is None:
+            return None
+        return self._columns.text_node(index, skip)
+
+    def node(self, index: int) -> RawNode:
+        """The property map of node ``index``."""
+        if self._columns is not None:
+            return self._columns.node(index)
+        return self._nodes[index]
+
+    def __len__(self) -> int:
+        return len(self.parents)
+
+
+class _Columns:
+    """The fast scan's output for one tree: spans into the file, per node / property / value."""
+
+    __slots__ = (
+        "base",
+        "count",
+        "data",
+        "first",
+        "iend",
+        "istart",
+        "vcount",
+        "vend",
+        "vfirst",
+        "vstart",
+    )
+
+    def __init__(self, data: bytes, base: int, lists: tuple[list[int], ...]) -> None:
+        self.data = data
+        self.base = base
+        self.first, self.count, self.istart, self.iend, self.vfirst, self.vcount = lists[:6]
+        self.vstart, self.vend = lists[6:]
+
+    def node(self, index: int) -> RawNode:
+        data = self.data
+        k = self.first[self.base + index]
+        props: RawNode = {}
+        vstart, vend = self.vstart, self.vend
+        for p in range(k, k + self.count[self.base + index]):
+            raw = data[self.istart[p] : self.iend[p]]
+            name = _IDENT_CACHE.get(raw) or identifier(raw)
+            v = self.vfirst[p]
+            values = [data[vstart[x] : vend[x]] for x in range(v, v + self.vcount[p])]
+            if name in props:
+                props[name].extend(values)
+            else:
+                props[name] = values
+        return props
+
+    def text_node(self, index: int, skip: str) -> dict[str, list[str]]:
+        """Node ``index``'s properties but ``skip``, values decoded from UTF-8 (escapes kept)."""
+        data = self.data
+        at = self.base + index
+        k = self.first[at]
+        istart, iend, vfirst, vcount = self.istart, self.iend, self.vfirst, self.vcount
+        vstart, vend = self.vstart, self.vend
+        out: dict[str, list[str]] = {}
+        for p in range(k, k + self.count[at]):
+            raw = data[istart[p] : iend[p]]
+            name = _IDENT_CACHE.get(raw) or identifier(raw)
+            if name == skip:
+                continue
+            v = vfirst[p]
+            values = [
+                data[vstart[x] : vend[x]].decode("utf-8", "replace")
+                for x in range(v, v + vcount[p])
+            ]
+            if name in out:
+                out[name].extend(values)
+            else:
+                out[name] = values
+        return out
+
+
+@dataclass(slots=True)
+class ParseResult:
+    """The game trees read from a file and the problems met, in file order."""
+
+    trees: list[RawTree]
+    errors: list[SgfError]
+    positions: Positions
+
+
+class Positions:
+    """Turns byte offsets into 1-based (line, column), counting ``\\n`` (and lone ``\\r``)."""
+
+    def __init__(self, data: bytes) -> None:
+        self._data = data
+        self._starts: list[int] | None = None
+
+    def line_column(self, offset: int) -> tuple[int, int]:
+        if self._starts is None:
+            text = self._data
+            self._starts = [0] + [m.end() for m in _NEWLINE.finditer(text)]
+        index = bisect.bisect_right(self._starts, offset) - 1
+        return index + 1, offset - self._starts[index] + 1
+
+    def error(self, message: str, offset: int) -> SgfError:
+        line, column = self.line_column(offset)
+        return SgfError(message, line, column)
+
+
+_NEWLINE = re.compile(rb"\r\n|\n\r|\n|\r")
+
+_TREE_START = re.compile(rb"\(\s*;")
+_TREE_START_LOOSE = re.compile(rb"\(\s*[A-Z][A-Za-z]*\s*\[")
+_WHITESPACE = re.compile(rb"\s*")
+_IDENT = re.compile(rb"[A-Za-z]+")
+_VALUE_BODY = re.compile(rb"[^\\\]]*(?:\\.[^\\\]]*)*", re.S)
+_CONTINUES = re.compile(rb"\s*(?:[\[;()]|[A-Za-z]+\s*\[|\Z)")
+_INTERESTING = re.compile(rb"[();\[A-Za-z]")
+
+_IDENT_CACHE: dict[bytes, str] = {}
+
+
+class _Irregular(Exception):
+    """Raised by the fast parser: the careful one must read this file."""
+
+
+def identifier(raw: bytes) -> str:
+    """The FF[4] identifier for a raw one: FF[3] lower-case letters dropped (``AddBlack``->``AB``).
+
+    An identifier with no capital at all (``b``) is upper-cased instead.
+    """
+    name = _IDENT_CACHE.get(raw)
+    if name is None:
+        text = raw.decode("ascii")
+        capitals = "".join(c for c in text if c.isupper())
+        name = capitals or text.upper()
+        if len(_IDENT_CACHE) < 10_000:
+            _IDENT_CACHE[raw] = name
+    return name
+
+
+def tree_start(data: bytes, start: int = 0) -> int:
+    """Where the next game tree begins (``(;``, or ``(`` then a property), or -1."""
+    match = _TREE_START.search(data, start)
+    if match is not None:
+        return match.start()
+    match = _TREE_START_LOOSE.search(data, start)
+    return -1 if match is None else match.start()
+
+
+def parse(data: bytes, *, strict: bool = False) -> ParseResult:
+    """Read every game tree of ``data``.
+
+    Lenient by default: damage is recovered from and listed in ``errors``. With ``strict``,
+    the first problem raises :class:`SgfError` instead. Text before the first game tree is
+    ignored silently (mail headers, web pages around the record).
+    """
+    positions = Positions(data)
+    start = tree_start(data)
+    if start < 0:
+        error = SgfError("no SGF game tree found", 1, 1)
+        if strict:
+            raise error
+        return ParseResult([], [error], positions)
+    try:
+        trees = _parse_fast(data, start)
+    except _Irregular:
+        parser = _CarefulParser(data, positions, strict)
+        trees = parser.run(start)
+        return ParseResult(trees, parser.errors, positions)
+    return ParseResult(trees, [], positions)
+
+
+def parse_with_positions(data: bytes) -> ParseResult:
+    """Like :func:`parse` (lenient) but always by the careful parser, so nodes have offsets."""
+    positions = Positions(data)
+    start = tree_start(data)
+    if start < 0:
+        return ParseResult([], [SgfError("no SGF game tree found", 1, 1)], positions)
+    parser = _CarefulParser(data, positions, strict=False)
+    trees = parser.run(start)
+    return ParseResult(trees, parser.errors, positions)
+
+
+def _parse_fast(data: bytes, start: int) -> list[RawTree]:
+    """The numba scan of a clean file; raises :class:`_Irregular` at anything unusual."""
+    from imago.records import _sgf_kernels
+
+    props_cap = data.count(b"[") + 1
+    trees_cap = data.count(b"(") + 2
+    nodes_cap = data.count(b";") + 1
+    work = np.empty(4 * nodes_cap + 6 * props_cap + 2 * trees_cap, np.int32)
+    status, n_nodes, n_props, n_values, n_trees = _sgf_kernels.scan(
+        np.frombuffer(data, np.uint8), start, work, nodes_cap, props_cap, trees_cap
+    )
+    if status != _sgf_kernels.OK:
+        raise _Irregular
+    n, p = nodes_cap, props_cap
+    base = 4 * n
+    parents = work[:n_nodes].tolist()
+    moves = work[3 * n : 3 * n + n_nodes].tolist()
+    counts = work[2 * n : 2 * n + n_nodes].tolist()
+    lists = (
+        work[n : n + n_nodes].tolist(),
+        counts,
+        work[base : base + n_props].tolist(),
+        work[base + p : base + p + n_props].tolist(),
+        work[base + 2 * p : base + 2 * p + n_props].tolist(),
+        work[base + 3 * p : base + 3 * p + n_props].tolist(),
+        work[base + 4 * p : base + 4 * p + n_values].tolist(),
+        work[base + 5 * p : base + 5 * p + n_values].tolist(),
+    )
+    tree_ends = work[base + 6 * p : base + 6 * p + n_trees].tolist()
+    trees: list[RawTree] = []
+    begin = 0
+    for end in tree_ends:
+        tree_parents = parents[begin:end]
+        if begin:
+            tree_parents = [q - begin if q >= 0 else -1 for q in tree_parents]
+        tree = RawTree(parents=tree_parents)
+        tree._columns = _Columns(data, begin, lists)
+        tree.move_codes = moves[begin:end]
+        tree.prop_counts = counts[begin:end]
+        trees.append(tree)
+        begin = end
+    return trees
+
+
+class _CarefulParser:
+    """Walks the bytes keeping positions; recovers and records errors (or raises if strict)."""
+
+    def __init__(self, data: bytes, positions: Positions, strict: bool) -> None:
+        self.data = data
+        self.positions = positions
+        self.strict = strict
+        self.errors: list[SgfError] = []
+
+    def problem(self, message: str, offset: int) -> None:
+        error = self.positions.error(message, offset)
+        if self.strict:
+            raise error
+        self.errors.append(error)
+
+    def run(self, start: int) -> list[RawTree]:
+        data = self.data
+        end = len(data)
+        trees: list[RawTree] = []
+        tree = RawTree(offsets=[])
+        stack: list[int] = []
+        current = -1
+        props: RawNode | None = None
+        need_node = False
+        pos = start
+        while True:
+            pos = _WHITESPACE.match(data, pos).end()  # type: ignore[union-attr]
+            if pos >= end:
+                break
+            char = data[pos]
+            if not stack:
+                # Between game trees: only a new tree may start here.
+                begin = tree_start(data, pos)
+                if begin != pos:
+                    self.problem("text outside a game tree ignored", pos)
+                    if begin < 0:
+                        break
+                    pos = begin
+                tree = RawTree(offsets=[])
+                stack.append(-1)
+                current = -1
+                props = None
+                need_node = True
+                pos += 1
+            elif char == 0x28:  # (
+                if need_node:
+                    self.problem("a game tree must start with a node (';')", pos)
+                stack.append(current)
+                props = None
+                need_node = True
+                pos += 1
+            elif char == 0x29:  # )
+                if need_node:
+                    self.problem("empty game tree", pos)
+                    need_node = False
+                current = stack.pop()
+                props = None
+                pos += 1
+                if not stack:
+                    self.finish(tree, trees)
+            elif char == 0x3B:  # ;
+                current, props = self.new_node(tree, current, pos)
+                need_node = False
+                pos += 1
+            elif char == 0x5B:  # [ without an identifier
+                self.problem("value without a property identifier ignored", pos)
+                pos = self.read_value(pos)[1]
+            elif 0x41 <= char <= 0x5A or 0x61 <= char <= 0x7A:
+                if props is None:
+                    if need_node:
+                        self.problem("missing ';' before the first property of a node", pos)
+                        current, props = self.new_node(tree, current, pos)
+                        need_node = False
+                    else:
+                        self.problem("property outside a node ignored", pos)
+                        props = {}
+                pos = self.read_property(props, pos)
+            else:
+                match = _INTERESTING.search(data, pos + 1)
+                self.problem(f"unexpected character {chr(char)!r} ignored", pos)
+                pos = end if match is None else match.start()
+        if stack:
+            self.problem("missing ')' at the end of the file", end)
+            self.finish(tree, trees)
+        return trees
+
+    def finish(self, tree: RawTree, trees: list[RawTree]) -> None:
+        if tree.parents:
+            trees.append(tree)
+
+    def new_node(self, tree: RawTree, parent: int, pos: int) -> tuple[int, RawNode]:
+        props: RawNode = {}
+        if parent < 0 and tree.parents:
+            parent = 0  # a second root inside one tree (after '((') hangs under the first
+        tree.parents.append(parent)
+        tree._nodes.append(props)
+        assert tree.offsets is not None
+        tree.offsets.append(pos)
+        return len(tree.parents) - 1, props
+
+    def read_property(self, props: RawNode, pos: int) -> int:
+        data = self.data
+        match = _IDENT.match(data, pos)
+        assert match is not None
+        raw = match.group()
+        name = identifier(raw)
+        if not any(0x41 <= c <= 0x5A for c in raw):
+            self.problem(f"lower-case property identifier {raw.decode()!r} read as {name}", pos)
+        pos = _WHITESPACE.match(data, match.end()).end()  # type: ignore[union-attr]
+        if pos >= len(data) or data[pos] != 0x5B:
+            self.problem(f"property {name} has no value", match.start())
+            return pos
+        values = props.get(name)
+        if values is None:
+            values = props[name] = []
+        else:
+            self.problem(f"property {name} repeated in one node (values merged)", match.start())
+        while pos < len(data) and data[pos] == 0x5B:
+            value, pos = self.read_value(pos)
+            values.append(value)
+            pos = _WHITESPACE.match(data, pos).end()  # type: ignore[union-attr]
+        return pos
+
+    def read_value(self, pos: int) -> tuple[bytes, int]:
+        """Read the value whose ``[`` is at ``pos``; returns (raw value, position after ``]``).
+
+        A ``]`` followed by something that cannot come after a value is taken as an unescaped
+        ``]`` inside the value (OGS writes ``PW[[\\]=[]]``) when the value then closes cleanly;
+        otherwise the value ends there and the main loop reports what follows as junk.
+        """
+        data = self.data
+        end = len(data)
+        parts: list[bytes] = []
+        body_start = pos + 1
+        while True:
+            match = _VALUE_BODY.match(data, body_start)
+            assert match is not None
+            stop = match.end()
+            parts.append(match.group())
+            if stop >= end or data[stop] != 0x5D:
+                self.problem("missing ']' at the end of a value", pos)
+                return b"\\]".join(parts), end
+            if _CONTINUES.match(data, stop + 1):
+                return b"\\]".join(parts), stop + 1
+            ahead = _VALUE_BODY.match(data, stop + 1)
+            assert ahead is not None
+            after = ahead.end()
+            if b"[" in ahead.group() or after >= end or data[after] != 0x5D:
+                return b"\\]".join(parts), stop + 1
+            self.problem("unescaped ']' inside a value", stop)
+            body_start = stop + 1

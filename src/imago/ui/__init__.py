@@ -1,0 +1,1 @@
+"""Interfaces for people: terminal play over the engine core."""

@@ -1,0 +1,168 @@
+"""The exact endgame solver against the FFO suite and against plain exhaustive minimax."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numba
+import numpy as np
+import pytest
+
+from imago.agents import _othello_kernels as kernels
+from imago.agents.endgame import EndgameSolver, SearchAborted, parse_board, state_bitboards
+from imago.core.errors import InvalidMoveError
+from imago.games.othello import OthelloState, new_game
+from imago.games.othello import bitboard as rules_bb
+
+# -- an independent reference: minimax over an 8x8 array, walking the eight directions ----------
+_DIRS = np.array([(-1, -1), (-1, 0), (-1, 1), (0, -1), (0, 1), (1, -1), (1, 0), (1, 1)])
+
+
+@numba.njit(cache=True)
+def _flip_count(board: np.ndarray, r: int, c: int, me: int, apply: bool) -> int:
+    total = 0
+    for d in range(8):
+        dr, dc = _DIRS[d, 0], _DIRS[d, 1]
+        rr, cc, n = r + dr, c + dc, 0
+        while 0 <= rr < 8 and 0 <= cc < 8 and board[rr, cc] == 3 - me:
+            rr += dr
+            cc += dc
+            n += 1
+        if n > 0 and 0 <= rr < 8 and 0 <= cc < 8 and board[rr, cc] == me:
+            total += n
+            if apply:
+                for k in range(1, n + 1):
+                    board[r + k * dr, c + k * dc] = me
+    return total
+
+
+@numba.njit  # not cached: numba cannot reload recursive functions from its cache
+def _minimax(board: np.ndarray, me: int, passed: bool) -> int:
+    """Exact final disc difference for ``me`` (empties to the winner), no pruning at all."""
+    best = -1000
+    for r in range(8):
+        for c in range(8):
+            if board[r, c] != 0 or _flip_count(board, r, c, me, False) == 0:
+                continue
+            child = board.copy()
+            child[r, c] = me
+            _flip_count(child, r, c, me, True)
+            best = max(best, -_minimax(child, 3 - me, False))
+    if best > -1000:
+        return best
+    if not passed:
+        return -_minimax(board, 3 - me, True)
+    mine = np.sum(board == me)
+    theirs = np.sum(board == 3 - me)
+    empties = 64 - mine - theirs
+    diff = mine - theirs
+    return diff + empties if diff > 0 else (diff - empties if diff < 0 else 0)
+
+
+def _random_positions(
+    count: int, max_empties: int, seed: int, min_empties: int = 1
+) -> list[OthelloState]:
+    """Positions from random games, stopped at a random number of empties in the range."""
+    rng = np.random.default_rng(seed)
+    positions: list[OthelloState] = []
+    while len(positions) < count:
+        target = int(rng.integers(min_empties, max_empties + 1))
+        state = new_game()
+        while not state.is_over() and int(np.count_nonzero(state.board() == 0)) > target:
+            moves = state.legal_moves()
+            state = state.play(moves[int(rng.integers(len(moves)))])
+        if not state.is_over():
+            positions.append(state)
+    return positions
+
+
+def test_solver_agrees_with_exhaustive_minimax() -> None:
+    """Thousands of positions with 1-12 empties (most with few: plain minimax is slow)."""
+    solver = EndgameSolver(table_bits=16)
+    positions = (
+        _random_positions(2000, 8, seed=7)
+        + _random_positions(150, 10, seed=8, min_empties=9)
+        + _random_positions(6, 12, seed=9, min_empties=11)
+    )
+    mismatches = []
+    for state in positions:
+        expected = int(_minimax(state.board().astype(np.int64), int(state.to_play), False))
+        result = solver.solve_state(state)
+        if result.score != expected:
+            mismatches.append((state.board_string(), state.to_play, result.score, expected))
+    assert not mismatches, mismatches[:5]
+
+
+def test_best_move_achieves_the_score() -> None:
+    solver = EndgameSolver(table_bits=16)
+    for state in _random_positions(300, 8, seed=11):
+        result = solver.solve_state(state)
+        assert result.move.is_pass or state.is_legal(result.move)
+        child = state.play(result.move)
+        value = int(_minimax(child.board().astype(np.int64), int(child.to_play), False))
+        if child.to_play != state.to_play:
+            value = -value
+        assert value == result.score
+
+
+def _ffo(data_dir: Path, name: str) -> list[list[str]]:
+    lines = (data_dir / "ffo" / name).read_text().splitlines()
+    return [line.split() for line in lines if line and not line.startswith("#")]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["ffo_1_19.txt", "ffo_20_39.txt"])
+def test_ffo_easy_suites(data_dir: Path, name: str) -> None:
+    solver = EndgameSolver()
+    for fields in _ffo(data_dir, name):
+        if int(fields[5]) > 20:
+            continue
+        solver.clear()
+        result = solver.solve_board(fields[1], fields[2])
+        assert result.score == int(fields[4]), fields[0]
+        assert result.move_text in fields[3].split(","), fields[0]
+
+
+@pytest.mark.slow
+def test_ffo_40(data_dir: Path) -> None:
+    fields = next(f for f in _ffo(data_dir, "ffo_40_59.txt") if f[0] == "40")
+    result = EndgameSolver().solve_board(fields[1], fields[2])
+    assert (result.score, result.move_text) == (38, "a2")
+
+
+def test_ffo_40_every_move_exact(data_dir: Path) -> None:
+    """With ``exact_all`` every root move gets its exact score: compare with the listed ones."""
+    fields = next(f for f in _ffo(data_dir, "ffo_1_19.txt") if f[0] == "1")
+    listed = dict(item.split(":") for item in fields[9].split(","))
+    result = EndgameSolver().solve_board(fields[1], fields[2], exact_all=True)
+    got = {move.to_algebraic(): score for move, score in result.move_scores}
+    assert got == {move: int(score) for move, score in listed.items()}
+
+
+def test_kernels_agree_with_the_rules_module() -> None:
+    for state in _random_positions(300, 50, seed=3):
+        p, o = state.bitboards()
+        assert int(kernels.legal_moves(p, o)) == int(rules_bb.legal_moves(p, o))
+        moves = int(kernels.legal_moves(p, o))
+        for sq in range(64):
+            if moves >> sq & 1:
+                assert int(kernels.flips(p, o, sq)) == int(rules_bb.flips(p, o, sq))
+        assert state_bitboards(state) == (int(p), int(o))
+
+
+def test_node_limit_aborts() -> None:
+    state = _random_positions(1, 20, seed=5)[0]
+    while int(np.count_nonzero(state.board() == 0)) < 16:
+        state = _random_positions(1, 20, seed=int(np.random.default_rng(1).integers(99)))[0]
+    with pytest.raises(SearchAborted):
+        EndgameSolver(16).solve_state(state, node_limit=50)
+
+
+def test_parse_board_errors() -> None:
+    with pytest.raises(InvalidMoveError):
+        parse_board("X" * 63, "X")
+    with pytest.raises(InvalidMoveError):
+        parse_board("Z" * 64, "X")
+    with pytest.raises(InvalidMoveError):
+        parse_board("-" * 64, "Q")
+    assert parse_board("X" + "-" * 62 + "O", "O") == (1 << 63, 1)

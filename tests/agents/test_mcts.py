@@ -1,0 +1,192 @@
+"""The MCTS agent and its parts: rules, evaluators, tree reuse, limits, determinism."""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+
+from imago.agents import Limit, SearchResult, make_agent
+from imago.agents.mcts import (
+    MCTS,
+    PUCT,
+    UCT,
+    ChildStats,
+    Evaluation,
+    MCTSAgent,
+    MCTSConfig,
+    MCTSOptions,
+    RandomPlayoutEvaluator,
+    RaveUCT,
+    SearchGame,
+    _OthelloGame,
+)
+from imago.core.move import Move
+from imago.games import make
+from imago.games.go import GoPosition
+from imago.games.othello import OthelloState
+
+# White to move; b1 takes the last corner region and wins, a1 is also legal.
+_OTHELLO_ENDGAME = (
+    "--XXXXX--OOOXX-O-OOOXXOX-OXOXOXXOXXXOXXX--XOXOXX-XXXOOO--OOOOO--"  # FFO #1, black to move
+)
+
+
+def _random_game(game: str, seed: int, limit: Limit, **options: str) -> float:
+    black = make_agent("mcts", game, options, seed=seed)
+    white = make_agent("random", game, {}, seed=seed + 100)
+    state = make(game) if game == "othello" else make(game, size=7)
+    while not state.is_over():
+        agent = black if state.to_play == 1 else white
+        result = agent.select_move(state, limit)
+        if result.move.is_resign:
+            return -1.0
+        assert result.move.is_pass or state.is_legal(result.move)
+        state = state.play(result.move)
+    outcome = state.outcome()
+    assert outcome is not None
+    return outcome.margin if outcome.winner == 1 else -outcome.margin
+
+
+def test_othello_beats_random() -> None:
+    assert _random_game("othello", 1, Limit(playouts=300)) > 0
+
+
+@pytest.mark.parametrize("rave", ["true", "false"])
+def test_go_beats_random(rave: str) -> None:
+    assert _random_game("go", 2, Limit(playouts=300), rave=rave) > 0
+
+
+def test_finds_the_ffo_best_move() -> None:
+    # FFO #1: g8 wins by 18, every other move by 12 or less; the search should prefer g8
+    # clearly with a few thousand playouts.
+    state = OthelloState.from_board_string(_OTHELLO_ENDGAME, "X")
+    agent = make_agent("mcts", "othello", {}, seed=3)
+    result = agent.select_move(state, Limit(playouts=20000))
+    assert state.is_legal(result.move)
+    assert result.winrate is not None and result.winrate > 0.9
+
+
+def test_go_capture() -> None:
+    position = GoPosition.from_diagram(
+        """
+        . . . . .
+        . . X . .
+        . X O . .
+        . . X . .
+        . . . . .
+        """
+    )
+    result = make_agent("mcts", "go", {}, seed=1).select_move(position, Limit(playouts=3000))
+    assert result.move == position.parse_move("D3")
+
+
+def test_deterministic_for_a_seed() -> None:
+    state = make("go", size=9)
+    a = make_agent("mcts", "go", {}, seed=5).select_move(state, Limit(playouts=500))
+    b = make_agent("mcts", "go", {}, seed=5).select_move(state, Limit(playouts=500))
+    assert a.move == b.move
+    assert [(c.move, c.visits) for c in a.candidates] == [(c.move, c.visits) for c in b.candidates]
+
+
+def test_search_info_and_playout_limit() -> None:
+    state = make("othello")
+    infos: list[SearchResult] = []
+    result = make_agent("mcts", "othello", {}, seed=1).select_move(
+        state, Limit(playouts=1000), on_info=infos.append
+    )
+    assert result.nodes == 1000
+    assert infos and infos[-1] == result
+    assert sum(c.visits for c in result.candidates) == 1000
+    assert result.candidates[0].move == result.move
+    assert result.pv[0] == result.move and len(result.pv) > 1
+    visits = [c.visits for c in result.candidates]
+    assert visits == sorted(visits, reverse=True)
+    assert all(0.0 <= (c.winrate or 0.0) <= 1.0 for c in result.candidates)
+
+
+def test_time_limit_and_stop() -> None:
+    state = make("go", size=9)
+    agent = make_agent("mcts", "go", {}, seed=1)
+    result = agent.select_move(state, Limit(time=0.2))
+    assert result.seconds < 2.0 and result.nodes > 0
+    stop = threading.Event()
+    stop.set()
+    stopped = agent.select_move(state, Limit(time=60), stop=stop)
+    assert stopped.seconds < 5.0
+
+
+def test_tree_reuse() -> None:
+    agent = make_agent("mcts", "othello", {}, seed=1)
+    assert isinstance(agent, MCTSAgent)
+    state = make("othello")
+    first = agent.select_move(state, Limit(playouts=2000))
+    reply = first.pv[1]
+    after = state.play(first.move).play(reply)
+    second = agent.select_move(after, Limit(playouts=10))
+    assert sum(c.visits for c in second.candidates) > 10  # the old subtree's visits are kept
+    fresh = make_agent("mcts", "othello", {"reuse": "false"}, seed=1)
+    third = fresh.select_move(after, Limit(playouts=10))
+    assert sum(c.visits for c in third.candidates) == 10
+
+
+def test_resigns_a_lost_position() -> None:
+    # White to move with one disc against a full black board but for a few squares: lost.
+    board = "X" * 60 + "O---"
+    state = OthelloState.from_board_string(board, "O")
+    agent = make_agent("mcts", "othello", {"resign": "0.2"}, seed=1)
+    result = agent.select_move(state, Limit(playouts=400))
+    assert result.move in (Move.RESIGN, *state.legal_moves())
+    lost = OthelloState.from_board_string("X" * 40 + "O" + "-" * 23, "O")
+    if not lost.is_over():
+        assert agent.select_move(lost, Limit(playouts=500)).move == Move.RESIGN
+
+
+def test_selection_rules_agree_on_arrays() -> None:
+    stats = ChildStats(
+        n=np.array([0.0, 10.0, 5.0]),
+        w=np.array([0.0, 6.0, 4.0]),
+        amaf_n=np.array([4.0, 20.0, 0.0]),
+        amaf_w=np.array([3.0, 10.0, 0.0]),
+        prior=np.array([0.2, 0.5, 0.3]),
+    )
+    config = MCTSConfig()
+    uct = UCT().scores(stats, 15, config)
+    assert np.argmax(uct) == 0  # unvisited first
+    rave = RaveUCT().scores(stats, 15, config)
+    assert rave[0] == pytest.approx(0.75)  # unvisited: its AMAF value
+    puct = PUCT().scores(stats, 15, config)
+    assert puct.shape == (3,)
+
+
+class _CountingEvaluator:
+    """A non-playout evaluator: the search must take the generic (Python) path with it."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+        self.inner = RandomPlayoutEvaluator()
+
+    def evaluate(self, game: SearchGame, sim: object, actions: np.ndarray) -> Evaluation:
+        self.calls += 1
+        result = self.inner.evaluate(game, sim, actions)
+        priors = np.full(len(actions), 1.0 / len(actions))
+        return Evaluation(result.value, priors, result.first)
+
+
+@pytest.mark.parametrize("rule", [UCT(), RaveUCT(), PUCT()])
+def test_generic_path_with_another_evaluator(rule: object) -> None:
+    state = make("othello")
+    game = _OthelloGame(state, seed=1)
+    evaluator = _CountingEvaluator()
+    search = MCTS(MCTSConfig(dirichlet_alpha=0.3), rule, evaluator, np.random.default_rng(1))  # type: ignore[arg-type]
+    tree = search.new_tree(game)
+    search.run(game, tree, 200)
+    assert evaluator.calls >= 190
+    root_visits = tree.ef[tree.edges(tree.root), 0]
+    assert root_visits.sum() == 200  # virtual loss fully removed
+
+
+def test_options_validation() -> None:
+    with pytest.raises(ValueError):
+        MCTSAgent(MCTSOptions(playouts=0), np.random.default_rng())

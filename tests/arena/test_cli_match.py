@@ -1,0 +1,102 @@
+"""``imago match``, ``imago tournament`` and ``imago ratings`` through the command line."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from imago.cli.app import app
+
+FAKE = Path(__file__).resolve().parent / "fake_engine.py"
+runner = CliRunner()
+
+
+def invoke(*args: str) -> tuple[int, str]:
+    """Run the command; its output with rich's line wrapping undone (runs of spaces joined)."""
+    result = runner.invoke(app, list(args))
+    return result.exit_code, " ".join(result.output.split())
+
+
+def test_match_prints_the_score_and_resumes(tmp_path: Path) -> None:
+    out = tmp_path / "m"
+    args = ["match", "--game", "othello", "--size", "6", "--black", "random", "--white", "random"]
+    code, output = invoke(*args, "--games", "6", "--alternate", "--out", str(out), "--seed", "3")
+    assert code == 0, output
+    assert "random#1 scores" in output and "Elo" in output
+    assert len(list((out / "games").glob("*.sgf"))) == 6
+    code, output = invoke(*args, "--games", "8", "--alternate", "--out", str(out), "--seed", "3")
+    assert code == 0, output
+    assert "8 games" in output
+    assert len(list((out / "games").glob("*.json"))) == 8
+    # Another seed is another match: the folder refuses it.
+    code, output = invoke(*args, "--games", "8", "--out", str(out), "--seed", "4")
+    assert code == 1 and "other settings" in output
+
+
+def test_match_with_sprt_stops_early() -> None:
+    bad = f'bad=gtp:command="{sys.executable} {FAKE} --illegal-at 1"'
+    code, output = invoke(
+        "match", "--game", "go", "--size", "9", "--black", "random", "--white", bad,
+        "--games", "100", "--alternate", "--sprt", "0,50",
+    )  # fmt: skip
+    assert code == 0, output
+    assert "H1 accepted" in output
+    played = int(output.split(" games")[0].split()[-1])
+    assert played < 100
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--black", "nosuchagent", "--white", "random"], "unknown agent"),
+        (["--black", "random:speed=3", "--white", "random"], "no option"),
+        (["--black", 'gtp:command="/nonexistent/engine"', "--white", "random"], "does not run"),
+        (["--black", "random", "--white", "random", "--size", "7"], "Othello"),
+        (["--black", "random", "--white", "random", "--sprt", "5"], "SPRT"),
+    ],
+)
+def test_match_refuses_bad_input_clearly(args: list[str], message: str) -> None:
+    code, output = invoke("match", "--game", "othello", *args, "--games", "2")
+    assert code == 1
+    assert message in output
+
+
+def test_tournament_and_ratings(tmp_path: Path) -> None:
+    out = tmp_path / "t"
+    plot = tmp_path / "ratings.png"
+    code, output = invoke(
+        "tournament", "--agents", "a=random", "b=random", "c=random:avoid_own_eyes=false",
+        "--game", "othello", "--size", "6", "--games-per-pair", "4", "--out", str(out),
+        "--anchor", "a=100",
+    )  # fmt: skip
+    assert code == 0, output
+    assert "standings after 12 games" in output and "cross table" in output
+    assert "a = 100" in output
+    header = json.loads((out / "match.json").read_text())
+    assert header["kind"] == "tournament" and set(header["players"]) == {"a", "b", "c"}
+    pytest.importorskip("matplotlib")
+    code, output = invoke("ratings", str(out), "--plot", str(plot), "--prior", "2")
+    assert code == 0, output
+    assert "Elo by maximum likelihood" in output
+    assert plot.read_bytes().startswith(b"\x89PNG")
+
+
+def test_gauntlet_plays_only_the_hero(tmp_path: Path) -> None:
+    out = tmp_path / "g"
+    code, output = invoke(
+        "tournament", "x=random", "y=random", "z=random", "--gauntlet", "hero=random",
+        "--game", "othello", "--size", "4", "--games-per-pair", "2", "--out", str(out),
+    )  # fmt: skip
+    assert code == 0, output
+    records = [json.loads(p.read_text()) for p in (out / "games").glob("*.json")]
+    assert len(records) == 6
+    assert all("hero" in (r["black"], r["white"]) for r in records)
+
+
+def test_ratings_of_a_folder_that_is_not_a_match(tmp_path: Path) -> None:
+    code, output = invoke("ratings", str(tmp_path))
+    assert code == 1 and "not a match folder" in output

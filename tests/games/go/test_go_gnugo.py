@@ -1,0 +1,114 @@
+"""Differential tests against GNU Go: random legal games, played move by move in both engines.
+
+After every move the stones agree (``list_stones``) and so does the legality of every point for
+the side to move (``is_legal``), under matching rules: simple ko, positional superko
+(``--positional-superko``) and situational superko, suicide forbidden. Also fixed handicap
+placements (``fixed_handicap``) on every board size GNU Go supports.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from gnugo_driver import GnuGo
+
+from imago.core import Color, Move, Point
+from imago.games.go import (
+    GoPosition,
+    GoRules,
+    KoRule,
+    Scoring,
+    fixed_handicap_points,
+    max_fixed_handicap,
+    new_game,
+)
+
+pytestmark = [pytest.mark.engine, pytest.mark.slow]
+
+# size, games, ko rule, GNU Go option
+CASES = [
+    (9, 4, KoRule.SIMPLE, "--simple-ko"),
+    (9, 3, KoRule.POSITIONAL_SUPERKO, "--positional-superko"),
+    (9, 2, KoRule.SITUATIONAL_SUPERKO, "--situational-superko"),
+    (13, 2, KoRule.SIMPLE, "--simple-ko"),
+    (13, 1, KoRule.POSITIONAL_SUPERKO, "--positional-superko"),
+    (19, 1, KoRule.SIMPLE, "--simple-ko"),
+    (19, 1, KoRule.POSITIONAL_SUPERKO, "--positional-superko"),
+]
+
+
+def _random_move(position: GoPosition, rng: random.Random) -> Move:
+    """Mostly a random sensible move; sometimes a pass, sometimes any legal move (eye fills too),
+    so kos, captures of big groups and passes all happen."""
+    roll = rng.random()
+    if roll < 0.01:
+        return Move.PASS
+    moves = position.legal_moves() if roll < 0.05 else position.sensible_moves()
+    plays = [m for m in moves if m.is_play]
+    return rng.choice(plays) if plays else Move.PASS
+
+
+def _vertices(size: int) -> list[str]:
+    return [Move.play(Point(r, c)).to_gtp(size) for r in range(size) for c in range(size)]
+
+
+def _check_agreement(engine: GnuGo, position: GoPosition, vertices: list[str], where: str) -> None:
+    color = "black" if position.to_play is Color.BLACK else "white"
+    answers = engine.batch(
+        ["list_stones black", "list_stones white"] + [f"is_legal {color} {v}" for v in vertices]
+    )
+    size = position.size
+    for answer, stone in zip(answers[:2], (Color.BLACK, Color.WHITE), strict=True):
+        theirs = {Move.from_gtp(v, size) for v in answer.split()}
+        ours = {Move.play(p) for p in position.stones(stone)}
+        assert ours == theirs, f"{where}: {stone} stones differ\n{position.diagram()}"
+    legal = position.legal_mask()
+    for index, (vertex, answer) in enumerate(zip(vertices, answers[2:], strict=True)):
+        assert bool(legal[index]) == (answer == "1"), (
+            f"{where}: legality of {vertex} for {color} differs (GNU Go says {answer})\n"
+            f"{position.diagram()}"
+        )
+
+
+@pytest.mark.parametrize(("size", "games", "ko", "option"), CASES)
+def test_random_games_agree_with_gnugo(gnugo: str, size: int, games: int, ko: KoRule, option: str):
+    rules = GoRules(ko=ko, suicide_allowed=False, scoring=Scoring.AREA, komi=7.5)
+    rng = random.Random(size * 1000 + games + len(option))
+    vertices = _vertices(size)
+    with GnuGo(gnugo, option, "--forbid-suicide") as engine:
+        for game in range(games):
+            engine.batch([f"boardsize {size}", "clear_board", "komi 7.5"])
+            position = new_game(size, rules)
+            captures = 0
+            while not position.is_over():
+                move = _random_move(position, rng)
+                color = position.to_play
+                before = position.captures(color)
+                engine.command(f"play {color.name.lower()} {move.to_gtp(size)}")
+                position = position.play(move)
+                captures += position.captures(color) - before
+                if not position.is_over():  # GNU Go has no notion of a finished game
+                    where = f"game {game} move {position.move_number}"
+                    _check_agreement(engine, position, vertices, where)
+            assert position.move_number > size  # a real game was played
+            assert captures > 0  # and stones were captured
+
+
+@pytest.mark.parametrize("size", range(7, 20))
+def test_fixed_handicap_matches_gnugo(gnugo: str, size: int):
+    with GnuGo(gnugo) as engine:
+        for stones in range(2, max_fixed_handicap(size) + 1):
+            engine.batch([f"boardsize {size}", "clear_board"])
+            answer = engine.command(f"fixed_handicap {stones}")
+            theirs = [Move.from_gtp(v, size).point for v in answer.split()]
+            assert sorted(fixed_handicap_points(size, stones)) == sorted(theirs)  # type: ignore
+            position = new_game(size, handicap=stones)
+            assert set(position.stones(Color.BLACK)) == set(theirs)
+            assert position.to_play is Color.WHITE
+        engine.batch([f"boardsize {size}", "clear_board"])
+        too_many = max_fixed_handicap(size) + 1
+        with pytest.raises(Exception, match="handicap"):
+            engine.command(f"fixed_handicap {too_many}")
+        with pytest.raises(ValueError):
+            fixed_handicap_points(size, too_many)

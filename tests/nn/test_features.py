@@ -1,0 +1,139 @@
+"""Feature planes and board symmetries (numpy only: no torch needed)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from imago.core import Color, Move, Point
+from imago.games import make
+from imago.nn.features import FEATURE_SETS, feature_set, positions_from_states
+from imago.nn.symmetry import (
+    SYMMETRIES,
+    gather_table,
+    image_table,
+    inverse,
+    transform_actions,
+    transform_planes,
+    transform_policy,
+)
+
+othello = pytest.importorskip("imago.games.othello")
+
+# An Othello position, White to move (X black, O white).
+DIAGRAM = """
+    - - - - - - - -
+    - - - - - - - -
+    - - - X - - - -
+    - - - X X - - -
+    - - - X O - - -
+    - - - - - - - -
+    - - - - - - - -
+    - - - - - - - -
+"""
+# What White (the mover) sees: own stones, then the opponent's.
+OWN = """
+    . . . . . . . .
+    . . . . . . . .
+    . . . . . . . .
+    . . . . . . . .
+    . . . . 1 . . .
+    . . . . . . . .
+    . . . . . . . .
+    . . . . . . . .
+"""
+OPPONENT = """
+    . . . . . . . .
+    . . . . . . . .
+    . . . 1 . . . .
+    . . . 1 1 . . .
+    . . . 1 . . . .
+    . . . . . . . .
+    . . . . . . . .
+    . . . . . . . .
+"""
+
+
+def grid(text: str) -> np.ndarray:
+    rows = [line.split() for line in text.strip().splitlines()]
+    return np.array([[1 if c == "1" else 0 for c in row] for row in rows], dtype=np.uint8)
+
+
+def test_plane_counts_are_declared():
+    assert {name: fs.planes for name, fs in FEATURE_SETS.items()} == {
+        "stones2": 2,
+        "legal4": 4,
+        "minigo17": 17,
+        "history9": 9,
+    }
+    state = make("othello")
+    for fs in FEATURE_SETS.values():
+        assert fs.encode_states([state]).shape == (1, fs.planes, 8, 8)
+    with pytest.raises(ValueError, match="unknown feature set"):
+        feature_set("nope")
+
+
+def test_stones_are_from_the_movers_point_of_view():
+    state = othello.OthelloState.from_board_string(DIAGRAM, Color.WHITE)
+    planes = feature_set("legal4").encode_states([state])[0]
+    assert (planes[0] == grid(OWN)).all()
+    assert (planes[1] == grid(OPPONENT)).all()
+    assert (planes[2].ravel() == state.legal_mask()[:64]).all()
+    assert (planes[3] == 1).all()
+
+
+def test_minigo_history_layout_and_oldest_board_repeated():
+    state = make("go", size=5)
+    moves = ["C3", "B2", "D4"]
+    for text in moves:
+        state = state.play(Move.from_gtp(text, 5))
+    planes = feature_set("minigo17").encode_states([state])[0]
+    # White to move: plane 0 = White's stones now, plane 1 = Black's now, 2/3 one move ago...
+    assert state.to_play is Color.WHITE
+    assert planes[0].sum() == 1 and planes[1].sum() == 2
+    assert planes[2].sum() == 1 and planes[3].sum() == 1
+    assert planes[4].sum() == 0 and planes[5].sum() == 1
+    assert planes[6:16].sum() == 0  # the empty start board, repeated
+    assert (planes[16] == 0).all()  # White to play
+    black_to_play = feature_set("history9").encode_states([state.previous])[0]
+    assert black_to_play.shape[0] == 9 and (black_to_play[8] == 1).all()
+
+
+@pytest.mark.parametrize("size", [5, 8, 9])
+def test_symmetries_form_a_group(size: int):
+    for sym in SYMMETRIES:
+        image = image_table(sym, size)
+        assert sorted(image) == list(range(size * size + 1))
+        assert image[-1] == size * size  # pass stays pass
+        back = image_table(inverse(sym), size)
+        assert (back[image] == np.arange(size * size + 1)).all()
+        assert (gather_table(sym, size)[image] == np.arange(size * size + 1)).all()
+
+
+def test_symmetry_numbering_matches_the_othello_module():
+    for sym in SYMMETRIES:
+        for action in (0, 5, 17, 42, 63, 64):
+            assert transform_actions(np.array([action]), sym, 8)[0] == othello.transform_action(
+                action, sym, 8
+            )
+
+
+def test_features_commute_with_symmetry():
+    rng = np.random.default_rng(3)
+    state = make("othello")
+    for _ in range(14):
+        state = state.play_action(int(rng.choice(np.flatnonzero(state.legal_mask()))))
+    fs = feature_set("legal4")
+    planes = fs.encode_states([state])
+    for sym in SYMMETRIES:
+        moved = state.transform(sym)
+        assert (fs.encode_states([moved]) == transform_planes(planes, sym)).all()
+        assert (moved.legal_mask() == transform_policy(state.legal_mask(), sym, 8)).all()
+
+
+def test_positions_follow_previous_states():
+    state = make("othello").play(Move.play(Point(4, 5)))
+    positions = positions_from_states([state], history=3)
+    assert positions.boards.shape == (1, 3, 8, 8)
+    assert (positions.boards[0, 1] == make("othello").board()).all()
+    assert (positions.boards[0, 2] == positions.boards[0, 1]).all()
