@@ -5,6 +5,7 @@ from __future__ import annotations
 import tarfile
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from imago.cli.app import app
@@ -64,3 +65,22 @@ def test_convert_between_formats(tmp_path: Path) -> None:
     go = write(tmp_path / "go.sgf", "(;SZ[9];B[ee])")
     refused = runner.invoke(app, ["records", "convert", str(go), str(tmp_path / "go.wtb")])
     assert refused.exit_code == 1 and "Othello" in refused.output
+
+
+@pytest.mark.slow
+def test_stats_agree_with_the_ogs_readme(data_dir: Path) -> None:
+    archive = data_dir / "ogs-9x9" / "strict_ogs_games.tar.gz"
+    if not archive.is_file():
+        pytest.skip("the OGS archive is missing")
+    result = runner.invoke(app, ["records", "stats", str(archive)])
+    assert result.exit_code == 0, result.output
+    counts: dict[str, int] = {}
+    for line in result.output.splitlines():
+        words = line.replace("│", " ").split()
+        if len(words) >= 2 and words[-1].isdigit():
+            counts[" ".join(words[:-1])] = int(words[-1])
+    assert counts["games"] == 6792
+    # The README's counts (from a stdlib parse): W+ 3,925, B+ 2,703, Void 159.
+    white = sum(v for k, v in counts.items() if k.startswith("result W+"))
+    black = sum(v for k, v in counts.items() if k.startswith("result B+"))
+    assert (white, black, counts["result Void"]) == (3925, 2703, 159)

@@ -358,7 +358,8 @@ class Score:
 
 # -- the client ---------------------------------------------------------------------------------
 
-_COMMAND_RE = re.compile(r"[A-Za-z0-9_\-]+(?: [^\x00-\x1f\x7f]*)?")
+_COMMAND_RE = re.compile(r"[^\x00-\x20\x7f#]+(?: [^\x00-\x1f\x7f]*)?")
+"""A command line: a name, then arguments; no control characters, no comment."""
 
 
 class GtpEngine:

@@ -45,7 +45,7 @@ from imago.records.sgf_properties import (
     parse_point_list,
     parse_real,
 )
-from imago.records.tree import Game, GameNode, Setup
+from imago.records.tree import Game, GameNode, Setup, start_state
 
 GAME_NUMBERS = {1: "go", 2: "othello"}
 """SGF ``GM`` numbers imago reads, and the game each names."""
@@ -192,14 +192,6 @@ def _go_rules(preset: str, komi: float) -> Any:
     return GoRules.preset(preset).with_komi(komi)
 
 
-@functools.lru_cache(maxsize=64)
-def _new_state(name: str, options: tuple[tuple[str, Any], ...]) -> GameState:
-    """A start position (states are immutable, so one serves every game that starts so)."""
-    from imago.games import make
-
-    return make(name, **dict(options))
-
-
 class _Builder:
     """Turns one raw tree into a :class:`Game`, collecting errors with their positions."""
 
@@ -277,12 +269,12 @@ class _Builder:
             options.update(self.go_options(root))
         if "handicap" in options:
             try:
-                return _new_state(name, tuple(sorted(options.items())))
+                return start_state(name, **options)
             except (ValueError, ImagoError) as error:
                 self.problem(f"handicap ignored: {error}", 0)
                 del options["handicap"]
         try:
-            return _new_state(name, tuple(sorted(options.items())))
+            return start_state(name, **options)
         except (ValueError, ImagoError) as error:
             self.problem(f"cannot start this game: {error}", 0)
             return None

@@ -21,7 +21,7 @@ from typing import TextIO
 from imago.core.errors import ImagoError, InvalidMoveError
 from imago.core.move import Move
 from imago.records._io import atomic_write
-from imago.records.tree import Game, game_from_moves
+from imago.records.tree import Game, game_from_moves, start_state
 
 _TOKEN = re.compile(r"\s*(?:([a-zA-Z])(\d{1,2})|(pass|PASS|Pass|--|ps|PS|pa|PA))")
 
@@ -59,9 +59,7 @@ def format_transcript(moves: Iterable[Move]) -> str:
 
 def read_transcript(text: str, size: int = 8) -> Game:
     """Replay a transcript into a game tree (raises ``RecordError`` at an illegal move)."""
-    from imago.games import make
-
-    return game_from_moves(make("othello", size=size), parse_transcript(text, size))
+    return game_from_moves(start_state("othello", size=size), parse_transcript(text, size))
 
 
 def game_transcript(game: Game) -> str:
@@ -99,9 +97,7 @@ class EOthelloGame:
 
     def to_game(self) -> Game:
         """Replay into a tree; ``RE`` is the counted result when the game reached its end."""
-        from imago.games import make
-
-        game = game_from_moves(make("othello"), self.moves)
+        game = game_from_moves(start_state("othello"), self.moves)
         final = game.end().state
         outcome = final.outcome() if final.is_over() else None
         game.set_text("RE", outcome.result() if outcome is not None else self.result())

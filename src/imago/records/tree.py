@@ -17,6 +17,7 @@ forward and through variations, the way a board interface does.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -398,9 +399,7 @@ class Game(GameNode):
     @classmethod
     def new(cls, game: str = "go", **options: Any) -> Game:
         """A game with no moves yet: ``Game.new("go", size=9)``, ``Game.new("othello")``."""
-        from imago.games import make
-
-        return cls(make(game, **options))
+        return cls(start_state(game, **options))
 
     def _compute(self, before: GameState | None, initial: GameState | None = None) -> GameState:
         state = self.initial
@@ -521,6 +520,26 @@ class Cursor:
             for node in self.node.path()
             if node.move is not None and node.color is not None
         ]
+
+
+def start_state(game: str, **options: Any) -> GameState:
+    """``imago.games.make(game, **options)``, shared: states are immutable, so every record
+    that starts the same way can start from one object."""
+    key = tuple(sorted(options.items()))
+    try:
+        hash(key)
+    except TypeError:  # unhashable options: nothing to share
+        from imago.games import make
+
+        return make(game, **options)
+    return _start_state(game, key)
+
+
+@functools.lru_cache(maxsize=64)
+def _start_state(game: str, options: tuple[tuple[str, Any], ...]) -> GameState:
+    from imago.games import make
+
+    return make(game, **dict(options))
 
 
 class RecordError(ImagoError, ValueError):

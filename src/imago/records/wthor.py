@@ -32,7 +32,7 @@ from imago.core.color import Color
 from imago.core.errors import ImagoError
 from imago.core.move import Move, Point
 from imago.records._io import atomic_write
-from imago.records.tree import Game, game_from_moves
+from imago.records.tree import Game, game_from_moves, start_state
 
 HEADER_SIZE = 16
 GAME_RECORD_SIZE = 68
@@ -137,9 +137,7 @@ class WthorGame:
         Root properties: ``PB``/``PW`` (names, or ``#id`` without a players list), ``EV``,
         ``DT`` (the year), ``RE`` and the theoretical score as ``TSC``.
         """
-        from imago.games import make
-
-        game = game_from_moves(make("othello", size=self.board_size), self.moves)
+        game = game_from_moves(start_state("othello", size=self.board_size), self.moves)
         game.set_text("PB", _name(players, self.black))
         game.set_text("PW", _name(players, self.white))
         game.set_text("EV", _name(tournaments, self.tournament))

@@ -2,7 +2,8 @@
 
 After every move the stones agree (``list_stones``) and so does the legality of every point for
 the side to move (``is_legal``), under matching rules: simple ko, positional superko
-(``--positional-superko``) and situational superko, suicide forbidden. Also fixed handicap
+(``--positional-superko``) and situational superko, suicide forbidden; and suicide allowed
+(``--allow-all-suicide``) under simple ko. Also fixed handicap
 placements (``fixed_handicap``) on every board size GNU Go supports.
 """
 
@@ -38,13 +39,13 @@ CASES = [
 ]
 
 
-def _random_move(position: GoPosition, rng: random.Random) -> Move:
-    """Mostly a random sensible move; sometimes a pass, sometimes any legal move (eye fills too),
-    so kos, captures of big groups and passes all happen."""
+def _random_move(position: GoPosition, rng: random.Random, wild: float) -> Move:
+    """Mostly a random sensible move; sometimes a pass, sometimes (``wild``) any legal move (eye
+    fills, suicides where allowed), so kos, captures of big groups and passes all happen."""
     roll = rng.random()
     if roll < 0.01:
         return Move.PASS
-    moves = position.legal_moves() if roll < 0.05 else position.sensible_moves()
+    moves = position.legal_moves() if roll < wild else position.sensible_moves()
     plays = [m for m in moves if m.is_play]
     return rng.choice(plays) if plays else Move.PASS
 
@@ -71,28 +72,45 @@ def _check_agreement(engine: GnuGo, position: GoPosition, vertices: list[str], w
         )
 
 
+def _play_and_compare(
+    engine: GnuGo, size: int, games: int, rules: GoRules, rng: random.Random, wild: float
+) -> tuple[int, int]:
+    """Play ``games`` random games in both engines, comparing after every move; returns the
+    stones captured and the stones lost to suicide."""
+    vertices = _vertices(size)
+    captured = suicided = 0
+    for game in range(games):
+        engine.batch([f"boardsize {size}", "clear_board", "komi 7.5"])
+        position = new_game(size, rules)
+        while not position.is_over() and position.move_number < 4 * size * size:
+            move = _random_move(position, rng, wild)
+            color = position.to_play
+            mine, theirs = position.captures(color), position.captures(color.opponent)
+            engine.command(f"play {color.name.lower()} {move.to_gtp(size)}")
+            position = position.play(move)
+            captured += position.captures(color) - mine
+            suicided += position.captures(color.opponent) - theirs
+            if not position.is_over():  # GNU Go has no notion of a finished game
+                where = f"game {game} move {position.move_number}"
+                _check_agreement(engine, position, vertices, where)
+    return captured, suicided
+
+
 @pytest.mark.parametrize(("size", "games", "ko", "option"), CASES)
 def test_random_games_agree_with_gnugo(gnugo: str, size: int, games: int, ko: KoRule, option: str):
     rules = GoRules(ko=ko, suicide_allowed=False, scoring=Scoring.AREA, komi=7.5)
     rng = random.Random(size * 1000 + games + len(option))
-    vertices = _vertices(size)
     with GnuGo(gnugo, option, "--forbid-suicide") as engine:
-        for game in range(games):
-            engine.batch([f"boardsize {size}", "clear_board", "komi 7.5"])
-            position = new_game(size, rules)
-            captures = 0
-            while not position.is_over():
-                move = _random_move(position, rng)
-                color = position.to_play
-                before = position.captures(color)
-                engine.command(f"play {color.name.lower()} {move.to_gtp(size)}")
-                position = position.play(move)
-                captures += position.captures(color) - before
-                if not position.is_over():  # GNU Go has no notion of a finished game
-                    where = f"game {game} move {position.move_number}"
-                    _check_agreement(engine, position, vertices, where)
-            assert position.move_number > size  # a real game was played
-            assert captures > 0  # and stones were captured
+        captured, suicided = _play_and_compare(engine, size, games, rules, rng, 0.05)
+    assert captured > 0 and suicided == 0
+
+
+def test_suicide_allowed_agrees_with_gnugo(gnugo: str):
+    """``--allow-all-suicide``: suicide of one or more stones is legal (simple ko)."""
+    rules = GoRules(ko=KoRule.SIMPLE, suicide_allowed=True, scoring=Scoring.AREA, komi=7.5)
+    with GnuGo(gnugo, "--simple-ko", "--allow-all-suicide") as engine:
+        captured, suicided = _play_and_compare(engine, 9, 2, rules, random.Random(5), 0.3)
+    assert captured > 0 and suicided > 0
 
 
 @pytest.mark.parametrize("size", range(7, 20))

@@ -557,3 +557,43 @@ def test_seki_status():
     assert all(s is StoneStatus.ALIVE for p, s in status.items() if p not in seki)
     dead = final_status(finished(DEAD_WHITE, GoRules()), [Point(2, 0)])
     assert dead[Point(2, 0)] is StoneStatus.DEAD and dead[Point(2, 1)] is StoneStatus.ALIVE
+
+
+@pytest.mark.parametrize("size", range(2, 26))
+def test_every_board_size(size: int):
+    position = new_game(size)
+    assert len(position.legal_moves()) == size * size + 1
+    corner = Move.play(Point(size - 1, size - 1))
+    assert position.format_move(corner) == Move.from_action(size * size - 1, size).to_gtp(size)
+    after = position.play(corner).play(Move.play(Point(0, 0)))
+    assert after.move_number == 2 and after.to_play is Color.BLACK
+
+
+PRESETS = [
+    ("chinese", KoRule.POSITIONAL_SUPERKO, False, Scoring.AREA, 7.5),
+    ("japanese", KoRule.SIMPLE, False, Scoring.TERRITORY, 6.5),
+    ("tromp-taylor", KoRule.POSITIONAL_SUPERKO, True, Scoring.AREA, 7.5),
+    ("aga", KoRule.SITUATIONAL_SUPERKO, False, Scoring.AREA, 7.5),
+    ("nz", KoRule.SITUATIONAL_SUPERKO, True, Scoring.AREA, 7.0),
+    ("computer", KoRule.POSITIONAL_SUPERKO, False, Scoring.AREA, 7.5),
+]
+
+
+@pytest.mark.parametrize(("name", "ko", "suicide", "scoring", "komi"), PRESETS)
+def test_rule_presets(name: str, ko: KoRule, suicide: bool, scoring: Scoring, komi: float):
+    rules = GoRules.preset(name)
+    assert (rules.ko, rules.suicide_allowed, rules.scoring, rules.komi) == (
+        ko,
+        suicide,
+        scoring,
+        komi,
+    )
+
+
+def test_rules_validation():
+    assert GoRules() == GoRules.preset("computer")
+    with pytest.raises(ValueError):
+        GoRules.preset("klingon")
+    with pytest.raises(ValueError):
+        GoRules(komi=6.3)
+    assert GoRules(komi=6).with_komi(0.5).komi == 0.5

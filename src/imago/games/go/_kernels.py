@@ -86,6 +86,12 @@ def _copy(dst: np.ndarray, d0: int, src: np.ndarray, s0: int, n: int) -> None:
 
 
 @njit(cache=True)
+def header(size: int) -> int:
+    """Where the header fields start in a state array: add ``F_*`` to it."""
+    return 10 * size * size
+
+
+@njit(cache=True)
 def state_length(size: int) -> int:
     """The length of the state array of a ``size`` x ``size`` board."""
     return 10 * size * size + HEADER
@@ -406,57 +412,6 @@ def _bloom_has(a: np.ndarray, at: int, key: int) -> bool:
 def _bloom_add(a: np.ndarray, at: int, key: int) -> None:
     b = (key >> 7) & 4095
     a[at + (b >> 6)] |= np.int64(1) << (b & 63)
-
-
-@njit(cache=True, inline="always")
-def _check_key_rc(
-    s: np.ndarray, size: int, p: int, r: int, c: int, color: int, suicide_allowed: bool
-) -> tuple[int, int]:
-    """The status of ``color`` playing ``p`` and, when legal, the stone hash after it."""
-    nn = size * size
-    if s[p] != EMPTY:
-        return OCCUPIED, 0
-    h = 10 * nn
-    if p == s[h + F_KO] and color == s[h + F_KO_COLOR]:
-        return KO, 0
-    key = s[h + F_HASH] ^ zobrist(color, p)
-    liberty = False
-    g0 = -1
-    g1 = -1
-    g2 = -1
-    up = p - size if r > 0 else -1
-    down = p + size if r < size - 1 else -1
-    left = p - 1 if c > 0 else -1
-    right = p + 1 if c < size - 1 else -1
-    for q in (up, down, left, right):
-        if q < 0:
-            continue
-        v = s[q]
-        if v == EMPTY:
-            liberty = True
-            continue
-        g = s[nn + q]
-        lc = s[3 * nn + g]
-        ls = s[4 * nn + g]
-        atari = lc * s[5 * nn + g] == ls * ls
-        if v == color:
-            if not atari:
-                liberty = True
-        elif atari:
-            liberty = True
-            if g != g0 and g != g1 and g != g2:
-                key ^= s[6 * nn + g]
-                if g0 < 0:
-                    g0 = g
-                elif g1 < 0:
-                    g1 = g
-                else:
-                    g2 = g
-    if liberty:
-        return OK, key
-    if not suicide_allowed:
-        return SUICIDE, 0
-    return OK, result_hash(s, size, p, color)
 
 
 @njit(cache=True)

@@ -1,30 +1,37 @@
 """The array-level fast path of the Go rules, for search code written in numba.
 
-Every function named here is a numba ``njit`` function over one flat ``int64`` state array
-``s`` and the board ``size``; call them from Python or from your own ``@njit`` code. They follow
-the **simple-ko** rule; superko is a check against a sorted array of forbidden keys
-(``history``), which :func:`legal_actions` / :func:`child` apply and :func:`play` does not.
+Every kernel named here is a numba ``njit`` function over one flat ``int64`` state array ``s``
+and the board ``size``; call them from Python or from your own ``@njit`` code. They follow the
+**simple-ko** rule; superko is a check against a sorted ``int64`` array of forbidden keys
+(``history``), which :func:`legal_actions`, :func:`sensible_actions` and :func:`child` apply and
+:func:`play` does not (check a played move with :func:`history_key` + :func:`contains`).
 
-Getting arrays from a position and back::
+In Python, from a position to arrays and back::
 
     from imago.games.go import fastpath as f
     s = f.to_arrays(position)             # a private copy of the state
-    keys = position.superko_keys()        # sorted int64 keys superko forbids (empty: simple ko)
+    keys = position.superko_keys()        # sorted keys superko forbids (empty under simple ko)
     mode = f.ko_mode(position.rules)      # KO_SIMPLE / KO_POSITIONAL / KO_SITUATIONAL
-    position2 = f.from_arrays(s, position)  # a GoPosition again, ``position`` as its parent
+    rng = f.seed_rng(seed)                # xorshift state: a 1-element int64 array
+    position2 = f.from_arrays(s, position)  # a GoPosition again, ``position`` its parent
 
-Inside numba::
+In numba (or Python)::
 
-    color = s[f.header(size) + f.F_TO_PLAY]
+    h = f.header(size)
+    color = s[h + f.F_TO_PLAY]            # 1 black, 2 white; s[h + f.F_PASSES] >= 2: game over
     status = f.play(s, size, action, color, suicide_allowed)   # in place; f.OK when legal
-    n = f.legal_actions(s, size, color, suicide_allowed, mode, keys, out)  # out: nn+1 int64
+    n = f.legal_actions(s, size, color, suicide_allowed, mode, keys, out)  # out: nn + 1 slots
+    n = f.sensible_actions(s, size, color, suicide_allowed, mode, keys, out)  # no own-eye fills
     a = f.random_move(s, size, color, suicide_allowed, rng)    # uniform sensible move or pass
     score = f.playout(s, size, komi, suicide_allowed, max_moves, rng)  # B - W - komi (area)
-    rng = f.seed_rng(seed)                # xorshift state: a 1-element int64 array
+    b, w = f.area_score(s, size)          # Tromp-Taylor counts
+    t = f.child(s, size, action, color, suicide_allowed, mode, keys)  # copy + play + superko;
+                                          # status in t[h + f.F_STATUS]
 
 Actions are ``row * size + col`` and pass is ``size * size``. Status codes: ``OK``,
 ``OCCUPIED``, ``SUICIDE``, ``KO``, ``SUPERKO``. The layout of ``s`` is documented in the private
 ``_kernels`` module; read fields only through the ``F_*`` offsets after :func:`header`.
+``zobrist(color, point)`` and ``ZOBRIST_WHITE_TO_PLAY`` make the keys.
 """
 
 from __future__ import annotations
@@ -44,6 +51,7 @@ from imago.games.go._kernels import (
     F_MOVES,
     F_NEMPTY,
     F_PASSES,
+    F_STATUS,
     F_TO_PLAY,
     KO,
     KO_POSITIONAL,
@@ -62,6 +70,8 @@ from imago.games.go._kernels import (
     child,
     contains,
     finish,
+    header,
+    history_key,
     insert_sorted,
     is_true_eye,
     legal_actions,
@@ -91,6 +101,7 @@ __all__ = [
     "F_MOVES",
     "F_NEMPTY",
     "F_PASSES",
+    "F_STATUS",
     "F_TO_PLAY",
     "KO",
     "KO_POSITIONAL",
@@ -111,6 +122,7 @@ __all__ = [
     "finish",
     "from_arrays",
     "header",
+    "history_key",
     "insert_sorted",
     "is_true_eye",
     "ko_mode",
@@ -128,11 +140,6 @@ __all__ = [
     "to_arrays",
     "zobrist",
 ]
-
-
-def header(size: int) -> int:
-    """Where the header fields start in a state array: add ``F_*`` to it."""
-    return 10 * size * size
 
 
 def ko_mode(rules: GoRules) -> int:
