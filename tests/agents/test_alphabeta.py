@@ -100,9 +100,7 @@ def test_endgame_solver_is_used_and_exact(data_dir: Path) -> None:
 def test_top_k_prunes_nodes() -> None:
     state = make("othello").play(Move.from_algebraic("f5"))
     full = make_agent("alphabeta", "othello", {}).select_move(state, Limit(depth=5))
-    pruned = make_agent("alphabeta", "othello", {"top_k": "2"}).select_move(
-        state, Limit(depth=5)
-    )
+    pruned = make_agent("alphabeta", "othello", {"top_k": "2"}).select_move(state, Limit(depth=5))
     assert pruned.nodes < full.nodes
 
 

@@ -151,9 +151,7 @@ def test_kernels_agree_with_the_rules_module() -> None:
 
 
 def test_node_limit_aborts() -> None:
-    state = _random_positions(1, 20, seed=5)[0]
-    while int(np.count_nonzero(state.board() == 0)) < 16:
-        state = _random_positions(1, 20, seed=int(np.random.default_rng(1).integers(99)))[0]
+    state = _random_positions(1, 20, seed=5, min_empties=18)[0]
     with pytest.raises(SearchAborted):
         EndgameSolver(16).solve_state(state, node_limit=50)
 

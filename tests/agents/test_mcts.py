@@ -151,7 +151,7 @@ def test_selection_rules_agree_on_arrays() -> None:
         amaf_w=np.array([3.0, 10.0, 0.0]),
         prior=np.array([0.2, 0.5, 0.3]),
     )
-    config = MCTSConfig()
+    config = MCTSConfig(c=0.1)
     uct = UCT().scores(stats, 15, config)
     assert np.argmax(uct) == 0  # unvisited first
     rave = RaveUCT().scores(stats, 15, config)

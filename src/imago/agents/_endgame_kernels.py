@@ -1,3 +1,4 @@
+# mypy: disable-error-code="no-any-return,return-value,assignment"
 """Private numba kernels of the exact Othello endgame solver.
 
 Negamax with alpha-beta over bitboards (see :mod:`imago.agents._othello_kernels`), in layers:
@@ -23,7 +24,6 @@ import numpy as np
 
 from imago.agents._othello_kernels import (
     CORNERS,
-    QUADRANT,
     QUADRANT_MASK,
     U0,
     U1,

@@ -1,3 +1,4 @@
+# mypy: disable-error-code="no-any-return,return-value,assignment"
 """Private numba kernels of the Go alpha-beta search over :mod:`imago.games.go.fastpath` arrays.
 
 The evaluation is 001's small-board heuristic: a score estimate (stones plus empty points next
@@ -266,19 +267,55 @@ def negamax(
         lo = max(alpha, best)
         if i == 0:
             v = -negamax(
-                child, size, komi, suicide, ko_mode, history, depth - 1, -beta, -lo,
-                ply + 1, top_k, stats, keys, data,
-            )  # fmt: skip
+                child,
+                size,
+                komi,
+                suicide,
+                ko_mode,
+                history,
+                depth - 1,
+                -beta,
+                -lo,
+                ply + 1,
+                top_k,
+                stats,
+                keys,
+                data,
+            )
         else:
             v = -negamax(
-                child, size, komi, suicide, ko_mode, history, depth - 1, -lo - 1, -lo,
-                ply + 1, top_k, stats, keys, data,
-            )  # fmt: skip
+                child,
+                size,
+                komi,
+                suicide,
+                ko_mode,
+                history,
+                depth - 1,
+                -lo - 1,
+                -lo,
+                ply + 1,
+                top_k,
+                stats,
+                keys,
+                data,
+            )
             if lo < v < beta:
                 v = -negamax(
-                    child, size, komi, suicide, ko_mode, history, depth - 1, -beta, -v,
-                    ply + 1, top_k, stats, keys, data,
-                )  # fmt: skip
+                    child,
+                    size,
+                    komi,
+                    suicide,
+                    ko_mode,
+                    history,
+                    depth - 1,
+                    -beta,
+                    -v,
+                    ply + 1,
+                    top_k,
+                    stats,
+                    keys,
+                    data,
+                )
         if stats[2]:
             return 0
         if v > best:

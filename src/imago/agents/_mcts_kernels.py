@@ -1,3 +1,4 @@
+# mypy: disable-error-code="no-any-return,return-value,assignment"
 """Private numba kernels of the Monte Carlo tree search: expansion and random playouts that
 record, for all-moves-as-first (AMAF / RAVE), which colour played each point first.
 

@@ -1,3 +1,4 @@
+# mypy: disable-error-code="no-any-return,return-value,assignment"
 """Private numba kernels over Othello bitboards, tuned for search (not a rules module).
 
 A position is two ``uint64`` words: ``p`` (the discs of the player to move) and ``o`` (the

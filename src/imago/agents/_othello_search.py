@@ -1,3 +1,4 @@
+# mypy: disable-error-code="no-any-return,return-value,assignment"
 """Private numba kernels of the Othello alpha-beta search: evaluation and negamax.
 
 ``weights`` is an ``int64`` array ``(phases, 70)``: columns 0-63 the positional mask, then

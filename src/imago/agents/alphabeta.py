@@ -139,7 +139,7 @@ class _OthelloBackend:
                 stats,
                 self.keys,
                 self.data,
-            )  # fmt: skip
+            )
         )
 
     def pv(self, index: int) -> tuple[Move, ...]:
@@ -209,7 +209,7 @@ class _GoBackend:
                 stats,
                 self.keys,
                 self.data,
-            )  # fmt: skip
+            )
         )
 
     def pv(self, index: int) -> tuple[Move, ...]:

@@ -6,8 +6,8 @@ quadrant parity, principal variation search, a stability cutoff, and dedicated c
 four empties. Scores are disc differences for the side to move with empty squares given to the
 winner (the rule the FFO test suite uses)::
 
-    >>> solver = EndgameSolver()
-    >>> result = solver.solve_board("O--OOOOX-OOOOOOXOOXXOOOXOOXOOOXXOOOOOOXX---OOOOX----O--X--------", "X")
+    >>> board = "O--OOOOX-OOOOOOXOOXXOOOXOOXOOOXXOOOOOOXX" "---OOOOX----O--X--------"  # FFO #40
+    >>> result = EndgameSolver().solve_board(board, "X")
     >>> result.score, result.move_text
     (38, 'a2')
 """

@@ -156,7 +156,7 @@ class _OthelloGame:
                 tree.ef,
                 tree.ei,
                 tree.counts,
-            )  # fmt: skip
+            )
         )
 
     def move(self, action: int) -> Move:
@@ -235,7 +235,7 @@ class _GoGame:
                 tree.ef,
                 tree.ei,
                 tree.counts,
-            )  # fmt: skip
+            )
         )
 
     @staticmethod
@@ -474,7 +474,7 @@ class MCTS:
                     config.c,
                     config.rave_k,
                     config.first_play_urgency,
-                )  # fmt: skip
+                )
             )
             path_n.append(node)
             path_e.append(e)
@@ -498,10 +498,20 @@ class MCTS:
             if evaluation.priors is not None:
                 tree.ef[tree.edges(node), 4] = evaluation.priors
         k.backup(
-            np.array(path_n, dtype=np.int64), np.array(path_e, dtype=np.int64), len(path_n),
-            node, value, first, game.pass_action, self.rule.kernel_id == 1, vl,
-            tree.ni, tree.nf, tree.ef, tree.ei,
-        )  # fmt: skip
+            np.array(path_n, dtype=np.int64),
+            np.array(path_e, dtype=np.int64),
+            len(path_n),
+            node,
+            value,
+            first,
+            game.pass_action,
+            self.rule.kernel_id == 1,
+            vl,
+            tree.ni,
+            tree.nf,
+            tree.ef,
+            tree.ei,
+        )
 
 
 # -- the agent ------------------------------------------------------------------------------------
@@ -636,7 +646,7 @@ class MCTSAgent(Agent):
         wins = tree.ef[sl, 1]
         priors = tree.ef[sl, 4]
         order = np.argsort(-visits, kind="stable")
-        candidates = []
+        candidates: list[Candidate] = []
         for i in order:
             n = int(visits[i])
             if n == 0 and candidates:

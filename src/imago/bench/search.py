@@ -164,7 +164,7 @@ def _score_against_random(agent_text: str, game: str, games: int, limit_text: st
 
     name, options = parse_agent_spec(agent_text)
     kind, _, value = limit_text.partition("=")
-    limit = Limit(**{kind: float(value) if kind == "time" else int(value)})
+    limit = Limit(time=float(value)) if kind == "time" else Limit(**{kind: int(value)})
     wins = 0
     for index in range(games):
         ours_black = index % 2 == 0

@@ -15,7 +15,11 @@ def solve(
     all_moves: bool = typer.Option(False, "--all", help="Score every legal move exactly."),
     table_bits: int = typer.Option(21, help="Transposition table of 2**BITS entries."),
 ) -> None:
-    """Print the exact final disc difference for the side to move, a best move and nodes/s."""
+    """Print the exact final disc difference for the side to move, a best move and nodes/s.
+
+    A board starting with ``-`` must follow ``--`` (``imago solve -- --XX... X``), or write
+    the empty squares as ``.``.
+    """
     from imago.agents.endgame import EndgameSolver, parse_board
 
     try:

@@ -238,6 +238,18 @@ class _Builder:
             # A move in the root node: it goes to a child, the root keeps the game information.
             first = self.make_node(game, move_props, 0)
             built[0] = first
+        if self.replay and initial.game == "go" and self.raw.move_codes is not None:
+            # Build the nodes without their positions, check the main line's moves in one
+            # numba call, and leave each position to be computed (and cached) on first use.
+            self.replay = False
+            try:
+                self.build_nodes(built)
+            finally:
+                self.replay = True
+            if _line_is_legal(built):
+                return game
+            built[0].children.clear()  # an illegal move or a tree: replay node by node
+            del built[1:]
         self.build_nodes(built)
         return game
 
@@ -427,6 +439,57 @@ class _Builder:
             ident: [value.decode("utf-8", "replace") for value in values]
             for ident, values in props.items()
         }
+
+
+def _line_is_legal(built: list[GameNode]) -> bool:
+    """Whether ``built`` (nodes in file order, the first one's position known) is one line of
+    moves without setup that the Go rules accept from the first node's position."""
+    start = built[0]._state
+    if start is None or start.game != "go":
+        return False
+    size = start.size
+    nn = size * size
+    actions: list[int] = []
+    colors: list[int] = []
+    previous = built[0]
+    for node in built[1:]:
+        move = node.move
+        if node.parent is not previous or move is None or node.setup is not None:
+            return False
+        point = move.point
+        if point is not None:
+            actions.append(point.row * size + point.col)
+        elif move.is_pass:
+            actions.append(nn)
+        else:
+            return False
+        colors.append(int(node.color) if node.color is not None else 0)
+        previous = node
+    if not actions:
+        return True
+    return _go_first_refused(start, actions, colors) < 0
+
+
+def _go_first_refused(start: GameState, actions: list[int], colors: list[int]) -> int:
+    import numpy as np
+
+    from imago.games.go import fastpath
+    from imago.records._go_kernels import first_refused
+
+    rules = start.rules  # type: ignore[attr-defined]
+    mode = fastpath.ko_mode(rules)
+    suicide = bool(rules.suicide_allowed)
+    return int(
+        first_refused(
+            start.arrays(),  # type: ignore[attr-defined]
+            start.size,
+            start.superko_keys(),  # type: ignore[attr-defined]
+            np.array(actions, np.int64),
+            np.array(colors, np.int64),
+            suicide,
+            mode,
+        )
+    )
 
 
 def _forced(before: GameState, node: GameNode) -> GameState:

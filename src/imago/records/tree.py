@@ -18,7 +18,7 @@ forward and through variations, the way a board interface does.
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -569,6 +569,73 @@ def game_from_moves(initial: GameState, moves: Iterable[Move]) -> Game:
 
     Raises :class:`RecordError` (with the move's index) at an illegal move.
     """
+    plays = moves if isinstance(moves, (list, tuple)) else list(moves)
+    if initial.game == "othello":
+        squares = _othello_squares(plays, initial.size)
+        if squares is not None:
+            return game_from_squares(initial, plays, squares)
+    return _replay_moves(initial, plays)
+
+
+def game_from_squares(
+    initial: GameState, moves: Sequence[Move], squares: bytes | bytearray
+) -> Game:
+    """:func:`game_from_moves` for Othello moves on points, also given as bit squares
+    (``row * 8 + col``, one byte each): the whole list is checked by one numba kernel, the
+    nodes are built at once and each node's position is computed (then cached) when first
+    asked for. Raises :class:`RecordError` (with the move's index) at an illegal move."""
+    import numpy as np
+
+    from imago.records._othello_kernels import implicit_colors
+
+    if initial.game != "othello" or initial.is_over():
+        return _replay_moves(initial, moves)
+    p, o = initial.bitboards()  # type: ignore[attr-defined]
+    colors, bad = implicit_colors(
+        _othello_position(int(p), int(o), int(initial.to_play), initial.size),
+        np.frombuffer(squares, np.uint8),
+    )
+    if bad >= 0:  # the rules' own error, with its reason and where it is
+        return _replay_moves(initial, moves)
+    game = Game(initial)
+    node: GameNode = game
+    by_code = _COLOR_OF_CODE
+    for move, code in zip(moves, colors.tolist(), strict=True):
+        child = GameNode(node, move, by_code[code])
+        node.children.append(child)
+        node = child
+    return game
+
+
+_COLOR_OF_CODE = (None, Color.BLACK, Color.WHITE)
+
+
+@functools.lru_cache(maxsize=64)
+def _othello_position(player: int, opponent: int, to_play: int, size: int) -> Any:
+    """The kernel's ``[black, white, mask, side]`` array (shared: records mostly start alike)."""
+    import numpy as np
+
+    from imago.games.othello.bitboard import board_mask
+
+    black, white = (player, opponent) if to_play == 1 else (opponent, player)
+    position = np.array([black, white, int(board_mask(size)), to_play], np.uint64)
+    position.flags.writeable = False
+    return position
+
+
+def _othello_squares(moves: Sequence[Move], size: int) -> bytearray | None:
+    """The bit squares of ``moves``, or ``None`` when one is not a point of the board."""
+    squares = bytearray(len(moves))
+    for index, move in enumerate(moves):
+        point = move.point
+        if point is None or not (0 <= point.row < size and 0 <= point.col < size):
+            return None
+        squares[index] = point.row * 8 + point.col
+    return squares
+
+
+def _replay_moves(initial: GameState, moves: Iterable[Move]) -> Game:
+    """:func:`game_from_moves` move by move through ``GameState.play`` (any game)."""
     game = Game(initial)
     node: GameNode = game
     state = initial

@@ -23,7 +23,7 @@ import dataclasses
 import datetime
 import os
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -32,7 +32,7 @@ from imago.core.color import Color
 from imago.core.errors import ImagoError
 from imago.core.move import Move, Point
 from imago.records._io import atomic_write
-from imago.records.tree import Game, game_from_moves, start_state
+from imago.records.tree import Game, game_from_moves, game_from_squares, start_state
 
 HEADER_SIZE = 16
 GAME_RECORD_SIZE = 68
@@ -114,6 +114,9 @@ class WthorGame:
     moves: tuple[Move, ...]
     year: int = 0
     board_size: int = 8
+    _squares: bytes = field(default=b"", init=False, repr=False, compare=False)
+    """The moves as bit squares (``row * 8 + col``) when read from a file (spares converting
+    ``moves``); not an argument, so ``dataclasses.replace`` never carries it to other moves."""
 
     def transcript(self) -> str:
         """The moves as a transcript: ``f5d6c3...``."""
@@ -137,7 +140,11 @@ class WthorGame:
         Root properties: ``PB``/``PW`` (names, or ``#id`` without a players list), ``EV``,
         ``DT`` (the year), ``RE`` and the theoretical score as ``TSC``.
         """
-        game = game_from_moves(start_state("othello", size=self.board_size), self.moves)
+        initial = start_state("othello", size=self.board_size)
+        if self._squares and len(self._squares) == len(self.moves):
+            game = game_from_squares(initial, self.moves, self._squares)
+        else:
+            game = game_from_moves(initial, self.moves)
         game.set_text("PB", _name(players, self.black))
         game.set_text("PW", _name(players, self.white))
         game.set_text("EV", _name(tournaments, self.tournament))
@@ -206,23 +213,26 @@ def read_wtb_bytes(data: bytes, path: object = "<bytes>") -> tuple[WthorHeader, 
     scores = records["black_score"].tolist()
     theoretical = records["theoretical"].tolist()
     counts = _check_moves(records["moves"], size, path).tolist()
-    moves = records["moves"].tolist()
+    codes = records["moves"]
+    moves = codes.tolist()
+    rows, cols = np.divmod(codes, 10)
+    squares = (8 * (rows.astype(np.int16) - 1) + cols - 1).astype(np.uint8)
     table = _MOVE_OF_CODE.__getitem__
     year = header.year
     for index in range(header.count):
         played: tuple[Move, ...] = tuple(map(table, moves[index][: counts[index]]))  # type: ignore[arg-type]
-        games.append(
-            WthorGame(
-                tournaments[index],
-                blacks[index],
-                whites[index],
-                scores[index],
-                theoretical[index],
-                played,
-                year,
-                size,
-            )
+        record = WthorGame(
+            tournaments[index],
+            blacks[index],
+            whites[index],
+            scores[index],
+            theoretical[index],
+            played,
+            year,
+            size,
         )
+        object.__setattr__(record, "_squares", squares[index, : counts[index]].tobytes())
+        games.append(record)
     return header, games
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from imago.games.go.handicap import fixed_handicap_points, max_fixed_handicap
 from imago.games.go.perft import perft, perft_from
-from imago.games.go.position import GoPosition, moves_table, new_game
+from imago.games.go.position import GoPosition, LegalMoves, moves_table, new_game
 from imago.games.go.rules import GoRules, KoRule, Scoring
 from imago.games.go.scoring import (
     StoneStatus,
@@ -30,6 +30,7 @@ __all__ = [
     "GoPosition",
     "GoRules",
     "KoRule",
+    "LegalMoves",
     "Scoring",
     "StoneStatus",
     "area_counts",

@@ -307,6 +307,16 @@ def play(s: np.ndarray, size: int, action: int, color: int, suicide_allowed: boo
     status = check(s, size, action, color, suicide_allowed)
     if status != OK:
         return status
+    _apply(s, size, action, color)
+    return OK
+
+
+@njit(cache=True)
+def _apply(s: np.ndarray, size: int, action: int, color: int) -> None:
+    """Play the legal stone ``action`` of ``color`` in place: captures, suicide, ko, header."""
+    nn = size * size
+    h = 10 * nn
+    other = 3 - color
     g = _place(s, size, action, color)
     captured = 0
     last_captured = -1
@@ -329,7 +339,6 @@ def play(s: np.ndarray, size: int, action: int, color: int, suicide_allowed: boo
     s[h + F_TO_PLAY] = other
     s[h + F_MOVES] += 1
     s[h + F_LAST] = action
-    return OK
 
 
 @njit(cache=True)
@@ -928,7 +937,10 @@ def playout(
                 break
             n -= 1
             buf[i] = buf[n]
-        play(s, size, action, color, suicide_allowed)
+        if action == nn:
+            play(s, size, action, color, suicide_allowed)
+        else:
+            _apply(s, size, action, color)
         moves += 1
     b, w = area_score(s, size)
     return b - w - komi

@@ -1,0 +1,29 @@
+"""``imago solve`` on an FFO position, and its errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from imago.cli.app import app
+
+
+def test_solve_prints_score_move_and_speed(data_dir: Path) -> None:
+    lines = (data_dir / "ffo" / "ffo_1_19.txt").read_text().splitlines()
+    fields = next(line.split() for line in lines if line.startswith("2 "))
+    result = CliRunner().invoke(app, ["solve", "--all", "--", fields[1], fields[2]])
+    assert result.exit_code == 0, result.output
+    assert f"score {fields[4]}" in result.output
+    assert f"best move {fields[3].split(',')[0]}" in result.output
+    assert "nodes/s" in result.output
+    for item in fields[9].split(","):
+        assert item in result.output
+
+
+def test_solve_rejects_bad_boards() -> None:
+    runner = CliRunner()
+    assert runner.invoke(app, ["solve", "XO", "X"]).exit_code == 1
+    assert runner.invoke(app, ["solve", "--", "-" * 64, "Q"]).exit_code == 1
+    dotted = runner.invoke(app, ["solve", "." * 27 + "XO" + "." * 6 + "OX" + "." * 27, "X"])
+    assert dotted.exit_code == 0 and "best move" in dotted.output
