@@ -326,6 +326,7 @@ def evaluate(
     limit: int = typer.Option(None, help="Only the first positions of the split."),
     threads: int = typer.Option(None, help="CPU threads for torch."),
     device: str = typer.Option("auto", help="auto, cpu or cuda."),
+    symmetries: int = typer.Option(1, help="Average over this many board symmetries (1-8)."),
 ) -> None:
     """Move-prediction accuracy (top-1 legal, top-1 raw, top-3) and losses on a dataset split."""
     from imago.nn.models import ModelError
@@ -334,7 +335,13 @@ def evaluate(
 
     try:
         result = evaluate_model(
-            model, Dataset.open(data), split, limit=limit, device=device, threads=threads
+            model,
+            Dataset.open(data),
+            split,
+            limit=limit,
+            device=device,
+            threads=threads,
+            symmetries=symmetries,
         )
     except (DatasetError, ModelError) as error:
         raise fail(str(error)) from None

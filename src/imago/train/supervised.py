@@ -375,30 +375,52 @@ def evaluate_arrays(
     arrays: ShardArrays,
     device: Any,
     batch_size: int = 1024,
+    symmetries: int = 1,
 ) -> dict[str, float]:
-    """Policy loss, masked and raw top-1, masked top-3 (and value MSE) over ``arrays``."""
+    """Policy loss, masked and raw top-1, masked top-3 (and value MSE) over ``arrays``.
+
+    With ``symmetries`` > 1 the network's probabilities (and values) are averaged over that
+    many board symmetries first, as the ``policy`` agent's ``symmetries`` option does.
+    """
     import torch
     import torch.nn.functional as F
 
     from imago.nn.inference import masked_softmax
+    from imago.nn.symmetry import gather_table, image_table
 
     net.eval()
+    size = dataset.size
     sums = {"loss": 0.0, "top1": 0.0, "top1_raw": 0.0, "top3": 0.0, "value_mse": 0.0}
     count = 0
     with torch.no_grad():
         for start in range(0, len(arrays), batch_size):
             part = arrays.take(np.arange(start, min(start + batch_size, len(arrays))))
-            x, legal, target, z = _to_tensors(dataset.unpack(part), 0, dataset.size, device)
-            logits, value = net(x)
-            logits = logits.float()
-            sums["loss"] += float(F.cross_entropy(logits, target, reduction="sum"))
-            sums["top1_raw"] += float((logits.argmax(1) == target).sum())
-            probs = masked_softmax(logits, legal)
-            top3 = probs.topk(min(3, probs.shape[1]), dim=1).indices
+            x, legal, target, z = _to_tensors(dataset.unpack(part), 0, size, device)
+            raw = torch.zeros(len(part), size * size + 1, device=x.device)
+            masked = torch.zeros_like(raw)
+            value_sum = torch.zeros(len(part), device=x.device)
+            has_value = False
+            for sym in range(symmetries):
+                source = torch.tensor(gather_table(sym, size)[:-1], device=x.device)
+                back = torch.tensor(image_table(sym, size), device=x.device)
+                logits, value = net(x.flatten(2)[..., source].reshape(x.shape))
+                logits = logits.float()[..., back]
+                raw += torch.softmax(logits, dim=1)
+                masked += masked_softmax(logits, legal)
+                if value is not None:
+                    has_value = True
+                    value_sum += value.float()
+            raw /= symmetries
+            masked /= symmetries
+            picked = raw.gather(1, target[:, None]).clamp_min(1e-12)
+            sums["loss"] += float(-picked.log().sum())
+            sums["top1_raw"] += float((raw.argmax(1) == target).sum())
+            top3 = masked.topk(min(3, masked.shape[1]), dim=1).indices
             sums["top1"] += float((top3[:, 0] == target).sum())
             sums["top3"] += float((top3 == target[:, None]).any(dim=1).sum())
-            if value is not None:
-                sums["value_mse"] += float(F.mse_loss(value.float(), z, reduction="sum"))
+            if has_value:
+                mean_value = value_sum / symmetries
+                sums["value_mse"] += float(F.mse_loss(mean_value, z, reduction="sum"))
             count += len(part)
     result = {key: total / max(1, count) for key, total in sums.items()}
     if not getattr(net, "has_value", False):
@@ -414,6 +436,7 @@ def evaluate_model(
     limit: int | None = None,
     device: str = "auto",
     threads: int | None = None,
+    symmetries: int = 1,
 ) -> dict[str, float]:
     """Evaluate a saved model on a split of a dataset (the whole split unless ``limit``)."""
     import torch
@@ -432,7 +455,7 @@ def evaluate_model(
     arrays = dataset.load(split)
     if limit is not None and len(arrays) > limit:
         arrays = arrays.take(np.arange(limit))
-    result = evaluate_arrays(loaded.net, dataset, arrays, target)
+    result = evaluate_arrays(loaded.net, dataset, arrays, target, symmetries=symmetries)
     result["positions"] = float(len(arrays))
     return result
 
