@@ -19,7 +19,7 @@ from typing import Any
 
 from imago.bench import BenchConfig, Figure, benchmark
 
-MODELS = ("dense", "convpool", "l12c128", "b6c64", "b5c48", "b10c128")
+MODELS = ("dense", "convpool", "l12c128", "b6c64", "b5c48")
 QUICK_MODELS = ("l12c128", "b6c64")
 
 

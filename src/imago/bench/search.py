@@ -28,11 +28,15 @@ def _solve_ffo(rows: list[list[str]], prefix: str) -> list[Figure]:
     solver.solve_board(rows[0][1].replace("-", "X", 60), "X")  # compile outside the timing
     figures = []
     total_time = 0.0
+    total_cpu = 0.0
     total_nodes = 0
     correct = 0
     for row in rows:
         solver.clear()
+        cpu = time.process_time()
         result = solver.solve_board(row[1], row[2])
+        cpu = time.process_time() - cpu
+        total_cpu += cpu
         ok = result.score == int(row[4]) and result.move_text in row[3].split(",")
         correct += ok
         total_time += result.seconds
@@ -44,10 +48,11 @@ def _solve_ffo(rows: list[list[str]], prefix: str) -> list[Figure]:
                 "s",
                 f"{row[5]} empties, {result.move_text} {result.score:+d} "
                 f"({'ok' if ok else 'WRONG, listed ' + row[3] + ' ' + row[4]}), "
-                f"{result.nodes:,} nodes",
+                f"{result.nodes:,} nodes, {cpu:.2f} s CPU",
             )
         )
-    figures.append(Figure(f"{prefix}.total", total_time, "s", f"{len(rows)} positions"))
+    figures.append(Figure(f"{prefix}.total", total_time, "s", f"{len(rows)} positions, wall"))
+    figures.append(Figure(f"{prefix}.total_cpu", total_cpu, "s", "CPU time of this process"))
     figures.append(Figure(f"{prefix}.correct", correct, "positions", f"of {len(rows)}"))
     figures.append(
         Figure(f"{prefix}.nodes_per_second", total_nodes / max(total_time, 1e-9), "nodes/s")

@@ -1,9 +1,9 @@
-"""Numba kernel that checks a whole line of Go moves in one call.
+"""Numba kernels that check a whole line of Go moves in one call.
 
-Built on the Go rules' public array API (:mod:`imago.games.go.fastpath`): ``advance`` plays
-one move from a *full* state array (with the superko keys) into another and says whether the
-rules accept it, exactly as ``GoPosition.play`` does. Reading an SGF record, the tree uses
-:func:`first_refused` to check its main line at once, then computes each node's position
+Built on the Go rules' public array API (:mod:`imago.games.go.fastpath`): ``play`` places a
+stone in a state array (captures, simple ko, suicide) and ``history_key`` gives the key that
+superko remembers, the checks ``GoPosition.play`` makes. Reading an SGF record, the tree uses
+:func:`line_refused` to check its main line at once, then computes each node's position
 (a ``GoPosition``) only when it is asked for.
 """
 
@@ -62,3 +62,38 @@ def first_refused(
                 return i
             seen.add(key)
     return -1
+
+
+NOT_A_LINE = -2
+
+
+@njit(cache=True)
+def line_refused(
+    state: npt.NDArray[np.int64],
+    size: int,
+    keys: npt.NDArray[np.int64],
+    codes: npt.NDArray[np.int32],
+    parents: npt.NDArray[np.int32],
+    action_of_code: npt.NDArray[np.int64],
+    suicide_allowed: bool,
+    ko_mode: int,
+) -> int:
+    """:func:`first_refused` over an SGF tree as the grammar's scan left it: ``codes`` and
+    ``parents`` of its nodes (node 0 the root; move codes ``colour << 10 | point code``,
+    parents numbered in any consistent way), ``action_of_code`` the action of each point
+    code. Returns :data:`NOT_A_LINE` unless every node after the root is the child of the
+    one before it and has a move; else the index (counting from node 1) of the first move
+    refused, or -1."""
+    n = codes.shape[0] - 1
+    actions = np.empty(n, np.int64)
+    colors = np.empty(n, np.int64)
+    for i in range(n):
+        code = codes[i + 1]
+        if code < 0 or (i > 0 and parents[i + 1] != parents[i] + 1):
+            return NOT_A_LINE
+        action = action_of_code[code & 1023]
+        if action < 0:
+            return NOT_A_LINE
+        actions[i] = action
+        colors[i] = code >> 10
+    return first_refused(state, size, keys, actions, colors, suicide_allowed, ko_mode)

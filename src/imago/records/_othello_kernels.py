@@ -47,7 +47,7 @@ def implicit_colors(
             color = 3 - color
             if legal_moves(p, o) & mask & x == _ZERO:
                 return colors, i
-        f = flips(p, o, np.int64(squares[i]))
+        f = flips(p, o, int(squares[i]))
         colors[i] = color
         p, o = o ^ f, p | f | x
         color = 3 - color

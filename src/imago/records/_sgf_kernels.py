@@ -11,7 +11,10 @@ move code (N each); identifier start and end, first value, value count, value st
 
 The move code of a node whose only ``B`` or ``W`` property has one value of 0 or 2 lower-case
 letters is ``colour << 10 | column << 5 | row`` (colour 1 for ``B``, 2 for ``W``; letters as
-0..25, an empty value as column = row = 31); -1 means no such property, -2 anything else.
+0..25, an empty value as column = row = 31); -1 means no such property, -2 anything else,
+and -3 (whatever its moves) that the node has a setup property: ``AB``, ``AW``, ``AE`` or
+``PL``, identifiers read as the grammar reads them (FF[3] lower-case letters dropped, an
+identifier without capitals upper-cased).
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ OK = 0
 IRREGULAR = 1
 NO_MOVE = -1
 OTHER_MOVE = -2
+SETUP_NODE = -3
 PASS_LETTERS = 31
 
 
@@ -35,6 +39,31 @@ def _is_space(c: int) -> bool:
 @numba.njit(cache=True, inline="always")
 def _is_letter(c: int) -> bool:
     return (65 <= c <= 90) or (97 <= c <= 122)
+
+
+@numba.njit(cache=True)
+def _is_setup(buf: npt.NDArray[np.uint8], i: int, j: int) -> bool:
+    """Whether the identifier ``buf[i:j]`` reads as ``AB``, ``AW``, ``AE`` or ``PL``."""
+    first = 0
+    second = 0
+    capitals = 0
+    for k in range(i, j):
+        c = buf[k]
+        if 65 <= c <= 90:
+            capitals += 1
+            if capitals == 1:
+                first = c
+            elif capitals == 2:
+                second = c
+    if capitals == 0 and j == i + 2:
+        capitals = 2
+        first = buf[i] - 32
+        second = buf[i + 1] - 32
+    if capitals != 2:
+        return False
+    if first == 65:  # A
+        return second == 66 or second == 87 or second == 69  # B W E
+    return first == 80 and second == 76  # P L
 
 
 @numba.njit(cache=True)
@@ -150,7 +179,9 @@ def scan(
                 while i < n and _is_space(buf[i]):
                     i += 1
             work[value_count + props] = count
-            if color:
+            if _is_setup(buf, work[ident_start + props], work[ident_end + props]):
+                work[node_move + current] = SETUP_NODE
+            elif color and work[node_move + current] != SETUP_NODE:
                 slot = node_move + current
                 code = OTHER_MOVE
                 first = work[value_start + values - count]

@@ -30,6 +30,9 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+import numpy.typing as npt
+
 from imago.core.color import Color
 from imago.core.errors import IllegalMoveError, ImagoError, InvalidMoveError
 from imago.core.game import GameState
@@ -185,6 +188,18 @@ def _code_table(size: int) -> list[Move | None]:
     return table
 
 
+@functools.lru_cache(maxsize=32)
+def _action_table(size: int) -> npt.NDArray[np.int64]:
+    """Go actions (``row * size + col``, pass ``size * size``) by move code; -1: no move."""
+    table = np.full(1024, -1, np.int64)
+    for code, move in enumerate(_code_table(size)):
+        if move is not None:
+            point = move.point
+            table[code] = size * size if point is None else point.row * size + point.col
+    table.flags.writeable = False
+    return table
+
+
 @functools.lru_cache(maxsize=64)
 def _go_rules(preset: str, komi: float) -> Any:
     from imago.games.go import GoRules
@@ -238,20 +253,54 @@ class _Builder:
             # A move in the root node: it goes to a child, the root keeps the game information.
             first = self.make_node(game, move_props, 0)
             built[0] = first
-        if self.replay and initial.game == "go" and self.raw.move_codes is not None:
-            # Build the nodes without their positions, check the main line's moves in one
-            # numba call, and leave each position to be computed (and cached) on first use.
-            self.replay = False
-            try:
-                self.build_nodes(built)
-            finally:
-                self.replay = True
-            if _line_is_legal(built):
-                return game
-            built[0].children.clear()  # an illegal move or a tree: replay node by node
-            del built[1:]
+        # Every node a plain move the grammar already read: build them on first use of the
+        # root's children, and with replay check the moves now in one numba call (each
+        # position is then computed, and cached, when first asked for).
+        if (
+            built[0] is game
+            and self.can_defer()
+            and (not self.replay or self.line_is_legal(game.state))
+        ):
+            game._defer_children(self)
+            return game
         self.build_nodes(built)
         return game
+
+    def can_defer(self) -> bool:
+        """Whether building the nodes can meet no problem: each one a move of the board with
+        no setup (the fast scan's move codes say so), so that every error is known now."""
+        codes = self.raw.move_codes
+        if codes is None or self.strict:
+            return False
+        table = self.codes
+        for index in range(1, len(codes)):
+            code = codes[index]
+            if code < 0 or table[code & 1023] is None:
+                return False
+        return True
+
+    def line_is_legal(self, start: GameState) -> bool:
+        """Whether the tree is one line of Go moves the rules accept from ``start`` (the
+        root's position), checked by one numba call over the grammar's scan."""
+        raw = self.raw
+        codes, parents = raw.code_array, raw.parent_array
+        if codes is None or parents is None or start.game != "go":
+            return False
+        if len(codes) == 1:
+            return True
+        cached = _GO_STARTS.get(id(start))
+        if cached is None or cached[0] is not start:
+            cached = _go_start(start)
+        _, kernel, state, keys, suicide, mode = cached
+        table = _action_table(self.size)
+        return (
+            int(kernel(state.copy(), start.size, keys, codes, parents, table, suicide, mode)) == -1
+        )
+
+    def expand(self, node: GameNode) -> None:
+        """Build the deferred nodes below the root ``node`` (see :meth:`can_defer`)."""
+        self.replay = False  # the moves were checked when the tree was read
+        self.build_nodes([node])
 
     def initial_state(self, root: RawNode) -> GameState | None:
         number = 1
@@ -441,55 +490,27 @@ class _Builder:
         }
 
 
-def _line_is_legal(built: list[GameNode]) -> bool:
-    """Whether ``built`` (nodes in file order, the first one's position known) is one line of
-    moves without setup that the Go rules accept from the first node's position."""
-    start = built[0]._state
-    if start is None or start.game != "go":
-        return False
-    size = start.size
-    nn = size * size
-    actions: list[int] = []
-    colors: list[int] = []
-    previous = built[0]
-    for node in built[1:]:
-        move = node.move
-        if node.parent is not previous or move is None or node.setup is not None:
-            return False
-        point = move.point
-        if point is not None:
-            actions.append(point.row * size + point.col)
-        elif move.is_pass:
-            actions.append(nn)
-        else:
-            return False
-        colors.append(int(node.color) if node.color is not None else 0)
-        previous = node
-    if not actions:
-        return True
-    return _go_first_refused(start, actions, colors) < 0
+_GO_STARTS: dict[int, tuple[Any, ...]] = {}
+"""Kernel arguments by starting position (records mostly start from one shared position)."""
 
 
-def _go_first_refused(start: GameState, actions: list[int], colors: list[int]) -> int:
-    import numpy as np
-
+def _go_start(start: GameState) -> tuple[Any, ...]:
     from imago.games.go import fastpath
-    from imago.records._go_kernels import first_refused
+    from imago.records._go_kernels import line_refused
 
     rules = start.rules  # type: ignore[attr-defined]
-    mode = fastpath.ko_mode(rules)
-    suicide = bool(rules.suicide_allowed)
-    return int(
-        first_refused(
-            start.arrays(),  # type: ignore[attr-defined]
-            start.size,
-            start.superko_keys(),  # type: ignore[attr-defined]
-            np.array(actions, np.int64),
-            np.array(colors, np.int64),
-            suicide,
-            mode,
-        )
+    entry = (
+        start,  # kept, so that its id is not reused while the entry lives
+        line_refused,
+        start.arrays(),  # type: ignore[attr-defined]
+        start.superko_keys(),  # type: ignore[attr-defined]
+        bool(rules.suicide_allowed),
+        fastpath.ko_mode(rules),
     )
+    if len(_GO_STARTS) >= 64:
+        _GO_STARTS.clear()
+    _GO_STARTS[id(start)] = entry
+    return entry
 
 
 def _forced(before: GameState, node: GameNode) -> GameState:

@@ -30,6 +30,7 @@ import re
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
 from imago.core.errors import ImagoError
 
@@ -58,7 +59,16 @@ class RawTree:
     demand.
     """
 
-    __slots__ = ("_columns", "_nodes", "move_codes", "offsets", "parents", "prop_counts")
+    __slots__ = (
+        "_columns",
+        "_nodes",
+        "code_array",
+        "move_codes",
+        "offsets",
+        "parent_array",
+        "parents",
+        "prop_counts",
+    )
 
     def __init__(
         self,
@@ -72,6 +82,10 @@ class RawTree:
         self._columns: _Columns | None = None
         self.move_codes: list[int] | None = None
         self.prop_counts: list[int] | None = None
+        # The fast scan's own arrays (views) of the move codes and parents; the parents
+        # there number the file's nodes, not this tree's.
+        self.code_array: npt.NDArray[np.int32] | None = None
+        self.parent_array: npt.NDArray[np.int32] | None = None
 
     @property
     def nodes(self) -> list[RawNode]:
@@ -300,6 +314,8 @@ def _parse_fast(data: bytes, start: int) -> list[RawTree]:
         tree._columns = _Columns(data, begin, lists)
         tree.move_codes = moves[begin:end]
         tree.prop_counts = counts[begin:end]
+        tree.code_array = work[3 * n + begin : 3 * n + end]
+        tree.parent_array = work[begin:end]
         trees.append(tree)
         begin = end
     return trees

@@ -20,13 +20,19 @@ from __future__ import annotations
 import functools
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from imago.core.color import Color
 from imago.core.errors import IllegalMoveError, IllegalReason, ImagoError, InvalidMoveError
 from imago.core.game import GameState, Outcome
 from imago.core.move import Move, Point
 from imago.records.sgf_properties import escape_text, parse_result, unescape_text
+
+
+class _Expander(Protocol):
+    """What builds a node's deferred children (see :meth:`GameNode._defer_children`)."""
+
+    def expand(self, node: GameNode) -> None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,10 +59,21 @@ class GameNode:
     than by hand. Nodes compare by identity.
     """
 
-    __slots__ = ("_state", "children", "color", "illegal", "move", "parent", "properties", "setup")
+    __slots__ = (
+        "_children",
+        "_source",
+        "_state",
+        "color",
+        "illegal",
+        "move",
+        "parent",
+        "properties",
+        "setup",
+    )
 
     parent: GameNode | None
-    children: list[GameNode]
+    _children: list[GameNode] | None
+    _source: _Expander | None
     move: Move | None
     color: Color | None
     setup: Setup | None
@@ -74,13 +91,44 @@ class GameNode:
         state: GameState | None = None,
     ) -> None:
         self.parent = parent
-        self.children = []
+        self._children = []
+        self._source = None
         self.move = move
         self.color = color
         self.setup = setup
         self.properties = {} if properties is None else properties
         self.illegal = None
         self._state = state
+
+    # -- children ---------------------------------------------------------------------------
+    @property
+    def children(self) -> list[GameNode]:
+        """The variations from here, in order (the first continues the main line)."""
+        children = self._children
+        if children is None:
+            children = self._expand()
+        return children
+
+    @children.setter
+    def children(self, children: list[GameNode]) -> None:
+        self._source = None
+        self._children = children
+
+    def _expand(self) -> list[GameNode]:
+        """Build the nodes below, which a reader left to be built on first use."""
+        source = self._source
+        children: list[GameNode] = []
+        self._children = children
+        self._source = None
+        if source is not None:
+            source.expand(self)
+        return children
+
+    def _defer_children(self, source: _Expander) -> None:
+        """Leave the nodes below to ``source``, which builds them on the first use of
+        :attr:`children` (reading records: a tree nobody walks costs no node objects)."""
+        self._children = None
+        self._source = source
 
     # -- position ---------------------------------------------------------------------------
     @property
