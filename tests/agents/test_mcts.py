@@ -190,3 +190,125 @@ def test_generic_path_with_another_evaluator(rule: object) -> None:
 def test_options_validation() -> None:
     with pytest.raises(ValueError):
         MCTSAgent(MCTSOptions(playouts=0), np.random.default_rng())
+
+
+# -- the heavy Go playout policy --------------------------------------------------------------
+def _after(diagram: str, move: str) -> tuple[np.ndarray, int]:
+    """The fastpath state after White plays ``move`` on ``diagram`` (Black to move then)."""
+    from imago.core import Color
+    from imago.games.go import fastpath as gf
+
+    position = GoPosition.from_diagram(diagram, to_play=Color.WHITE)
+    after = position.play(position.parse_move(move))
+    return gf.to_arrays(after), after.size
+
+
+@pytest.mark.parametrize(
+    ("diagram", "white_move", "expected"),
+    [
+        # White's new stone on C3 is in atari: Black captures on C2.
+        (
+            """
+            . . . . .
+            . . X . .
+            . X . X .
+            . . . . .
+            . . . . .
+            """,
+            "C3",
+            "C2",
+        ),
+        # White's C5 ataris the two black stones C4-C3; extending on C2 gives them 3 liberties.
+        (
+            """
+            . . . . .
+            . O X O .
+            . O X O .
+            . . . . .
+            . . . . .
+            """,
+            "C5",
+            "C2",
+        ),
+        # White's D3 ataris C3; extending on C2 would leave one liberty (B2), so Black saves
+        # C3 by capturing the white B3 stone next to it, itself in atari.
+        (
+            """
+            . . . . .
+            . X O . .
+            X O X . .
+            . . . O .
+            . . O . .
+            """,
+            "D3",
+            "B2",
+        ),
+    ],
+)
+def test_heavy_policy_answers_ataris(diagram: str, white_move: str, expected: str) -> None:
+    from imago.agents import _go_playout_kernels as hk
+    from imago.games.go import fastpath as gf
+
+    s, size = _after(diagram, white_move)
+    rng = gf.seed_rng(3)
+    work = np.empty_like(s)
+    move = hk.tactical_move(s, size, 1, False, rng, work)
+    assert move == GoPosition.from_diagram(diagram).parse_move(expected).to_action(size)
+
+
+def test_heavy_policy_avoids_self_atari_of_groups() -> None:
+    from imago.agents import _go_playout_kernels as hk
+    from imago.games.go import fastpath as gf
+
+    position = GoPosition.from_diagram(
+        """
+        . O . . .
+        X O . . .
+        . O . . .
+        O . . . .
+        . . . . .
+        """
+    )
+    s = gf.to_arrays(position)
+    work = np.empty_like(s)
+    a3 = position.parse_move("A3").to_action(5)  # A3-A4: one liberty (A5)
+    a5 = position.parse_move("A5").to_action(5)  # A5-A4: one liberty (A3)
+    e5 = position.parse_move("E5").to_action(5)  # a lone stone
+    assert hk.self_atari(s, 5, a3, 1, False, work)
+    assert hk.self_atari(s, 5, a5, 1, False, work)
+    assert not hk.self_atari(s, 5, e5, 1, False, work)
+    assert (s == gf.to_arrays(position)).all()  # the state is untouched
+
+
+@pytest.mark.parametrize("policy", [0, 1])
+def test_go_playouts_play_legal_moves_only(policy: int) -> None:
+    from imago.agents import _go_playout_kernels as hk
+    from imago.games.go import fastpath as gf
+
+    rng = gf.seed_rng(11)
+    for _ in range(20):
+        s = gf.new_state(7)
+        buf = np.empty(49, dtype=np.int64)
+        work = np.empty_like(s)
+        for _ in range(200):
+            h = gf.header(7)
+            if s[h + gf.F_PASSES] >= 2:
+                break
+            color = int(s[h + gf.F_TO_PLAY])
+            if policy == 1:
+                a = hk.heavy_move(s, 7, color, False, rng, buf, work)
+            else:
+                a = gf.random_move(s, 7, color, False, rng)
+            assert gf.play(s, 7, a, color, False) == gf.OK
+
+
+@pytest.mark.parametrize("policy", ["random", "heavy"])
+def test_playout_policies_deterministic_and_legal(policy: str) -> None:
+    state = make("go", size=9)
+    options = {"playout_policy": policy}
+    a = make_agent("mcts", "go", options, seed=7).select_move(state, Limit(playouts=300))
+    b = make_agent("mcts", "go", options, seed=7).select_move(state, Limit(playouts=300))
+    assert state.is_legal(a.move)
+    assert [(c.move, c.visits) for c in a.candidates] == [(c.move, c.visits) for c in b.candidates]
+    with pytest.raises(ValueError):
+        make_agent("mcts", "go", {"playout_policy": "nope"}, seed=1)

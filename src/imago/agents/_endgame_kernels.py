@@ -35,11 +35,13 @@ from imago.agents._othello_kernels import (
     potential_mobility,
 )
 
-SMALL = 4
-SHALLOW = 7
+SMALL = 7
+SHALLOW = 9
 INF = 127
 PROBE_EMPTIES = 12
 PROBE_DEPTH = 2
+ETC_EMPTIES = 12
+MOBILITY_WEIGHT = 8
 _NO_MOVE = -1
 
 # Transposition table columns (int8 data beside two uint64 key words).
@@ -50,6 +52,11 @@ TT_EMPTIES = 3
 _HASH1 = np.uint64(0x9E3779B97F4A7C15)
 _HASH2 = np.uint64(0xC2B2AE3D27D4EB4F)
 _S29 = np.uint64(29)
+
+
+def new_scratch() -> np.ndarray:
+    """Per-depth move-ordering buffers (row = empties) so the search allocates nothing."""
+    return np.zeros((65, 128), dtype=np.int64)
 
 
 def new_table(bits: int = 20) -> tuple[np.ndarray, np.ndarray]:
@@ -181,8 +188,10 @@ def _probe(p: np.uint64, o: np.uint64, depth: int, alpha: int, beta: int) -> int
     return best
 
 
-@numba.njit("int64(uint64, uint64, int64, int64, int64[::1])", cache=True)
-def solve_shallow(p: np.uint64, o: np.uint64, alpha: int, beta: int, stats: np.ndarray) -> int:
+@numba.njit("int64(uint64, uint64, int64, int64, int64[::1], int64[:, ::1])", cache=True)
+def solve_shallow(
+    p: np.uint64, o: np.uint64, alpha: int, beta: int, stats: np.ndarray, scratch: np.ndarray
+) -> int:
     """Exact search for a moderate number of empties: no table, parity / fastest-first order."""
     empty = ~(p | o)
     n = popcount(empty)
@@ -193,10 +202,10 @@ def solve_shallow(p: np.uint64, o: np.uint64, alpha: int, beta: int, stats: np.n
     if moves == U0:
         if legal_moves(o, p) == U0:
             return final_score(p, o)
-        return -solve_shallow(o, p, -beta, -alpha, stats)
+        return -solve_shallow(o, p, -beta, -alpha, stats, scratch)
     odd = _parity_odd(empty)
-    squares = np.empty(64, dtype=np.int64)
-    keys = np.empty(64, dtype=np.int64)
+    squares = scratch[n, :64]
+    keys = scratch[n, 64:]
     count = 0
     bits = moves
     while bits:
@@ -223,11 +232,11 @@ def solve_shallow(p: np.uint64, o: np.uint64, alpha: int, beta: int, stats: np.n
         no = o ^ f
         a = max(alpha, best)
         if i == 0:
-            v = -solve_shallow(no, np_, -beta, -a, stats)
+            v = -solve_shallow(no, np_, -beta, -a, stats, scratch)
         else:
-            v = -solve_shallow(no, np_, -a - 1, -a, stats)
+            v = -solve_shallow(no, np_, -a - 1, -a, stats, scratch)
             if a < v < beta:
-                v = -solve_shallow(no, np_, -beta, -v, stats)
+                v = -solve_shallow(no, np_, -beta, -v, stats, scratch)
         if v > best:
             best = v
             if v >= beta:
@@ -335,7 +344,7 @@ def _stable_bits(p: np.uint64, o: np.uint64) -> np.uint64:
 
 
 @numba.njit(
-    "int64(uint64, uint64, int64, int64, int64[::1], uint64[:, ::1], int8[:, ::1])",
+    "int64(uint64, uint64, int64, int64, int64[::1], uint64[:, ::1], int8[:, ::1], int64[:, ::1])",
     cache=True,
 )
 def solve_deep(
@@ -346,12 +355,13 @@ def solve_deep(
     stats: np.ndarray,
     keys: np.ndarray,
     data: np.ndarray,
+    scratch: np.ndarray,
 ) -> int:
     """Exact search with a transposition table, fastest-first order, PVS, stability cutoff."""
     empty = ~(p | o)
     n = popcount(empty)
     if n <= SHALLOW:
-        return solve_shallow(p, o, alpha, beta, stats)
+        return solve_shallow(p, o, alpha, beta, stats, scratch)
     stats[0] += 1
     if stats[1] > 0 and stats[0] > stats[1]:
         stats[2] = 1
@@ -389,22 +399,34 @@ def solve_deep(
     if moves == U0:
         if legal_moves(o, p) == U0:
             return final_score(p, o)
-        return -solve_deep(o, p, -beta, -alpha, stats, keys, data)
+        return -solve_deep(o, p, -beta, -alpha, stats, keys, data, scratch)
     odd = _parity_odd(empty)
-    squares = np.empty(64, dtype=np.int64)
-    order = np.empty(64, dtype=np.int64)
+    squares = scratch[n, :64]
+    order = scratch[n, 64:]
     count = 0
     bits = moves
     while bits:
         sq = lowest_square(bits)
         bits &= bits - U1
+        f = flips(p, o, sq)
+        np_ = p | f | (U1 << np.uint64(sq))
+        no = o ^ f
+        if n >= ETC_EMPTIES:
+            # Enhanced transposition cutoff: a child already proved good enough for us.
+            cs = _slot(no, np_, mask)
+            for _ in range(2):
+                if keys[cs, 0] == no and keys[cs, 1] == np_ and data[cs, TT_EMPTIES] == n - 1:
+                    v = -int(data[cs, TT_UPPER])
+                    if v >= beta:
+                        return v
+                cs ^= np.int64(1)
         if sq == tt_move:
             key = -1000000
         elif n >= PROBE_EMPTIES:
-            f = flips(p, o, sq)
-            key = _probe(o ^ f, p | f | (U1 << np.uint64(sq)), PROBE_DEPTH, -100000, 100000)
+            key = _probe(no, np_, PROBE_DEPTH, -100000, 100000)
+            key += MOBILITY_WEIGHT * popcount(legal_moves(no, np_))
         else:
-            key = _order_key(p, o, sq, flips(p, o, sq), odd)
+            key = _order_key(p, o, sq, f, odd)
         i = count
         while i > 0 and order[i - 1] > key:
             order[i] = order[i - 1]
@@ -423,11 +445,11 @@ def solve_deep(
         no = o ^ f
         a = max(alpha, best)
         if i == 0:
-            v = -solve_deep(no, np_, -beta, -a, stats, keys, data)
+            v = -solve_deep(no, np_, -beta, -a, stats, keys, data, scratch)
         else:
-            v = -solve_deep(no, np_, -a - 1, -a, stats, keys, data)
+            v = -solve_deep(no, np_, -a - 1, -a, stats, keys, data, scratch)
             if a < v < beta:
-                v = -solve_deep(no, np_, -beta, -v, stats, keys, data)
+                v = -solve_deep(no, np_, -beta, -v, stats, keys, data, scratch)
         if stats[2]:
             return 0
         if v > best:
@@ -461,9 +483,10 @@ def solve(
     stats: np.ndarray,
     keys: np.ndarray,
     data: np.ndarray,
+    scratch: np.ndarray,
 ) -> int:
     """The exact score within ``(alpha, beta)`` (fail-soft bounds outside it)."""
-    return solve_deep(p, o, alpha, beta, stats, keys, data)
+    return solve_deep(p, o, alpha, beta, stats, keys, data, scratch)
 
 
 @numba.njit(cache=True)
@@ -476,6 +499,7 @@ def solve_moves(
     stats: np.ndarray,
     keys: np.ndarray,
     data: np.ndarray,
+    scratch: np.ndarray,
 ) -> int:
     """Score the root moves ``squares``; the index of the best. Exact for every move when
     ``exact_all``; otherwise exact for the best and an upper bound for the others."""
@@ -487,11 +511,11 @@ def solve_moves(
         np_ = p | f | (U1 << np.uint64(sq))
         no = o ^ f
         if exact_all or i == 0:
-            v = -solve_deep(no, np_, -64, 64, stats, keys, data)
+            v = -solve_deep(no, np_, -64, 64, stats, keys, data, scratch)
         else:
-            v = -solve_deep(no, np_, -best - 1, -best, stats, keys, data)
+            v = -solve_deep(no, np_, -best - 1, -best, stats, keys, data, scratch)
             if v > best:
-                v = -solve_deep(no, np_, -64, -v, stats, keys, data)
+                v = -solve_deep(no, np_, -64, -v, stats, keys, data, scratch)
         if stats[2]:
             return -1
         scores[i] = v

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from imago.agents._go_playout_kernels import POLICY_HEAVY, heavy_playout
 from imago.agents._othello_kernels import (
     U0,
     U1,
@@ -85,9 +86,14 @@ def go_playout(
     max_moves: int,
     rng: np.ndarray,
     first: np.ndarray,
+    policy: int = 0,
 ) -> float:
-    """Random sensible moves (no filling of one's own true eyes) on ``s`` in place until two
-    passes or ``max_moves``; records first plays in ``first``; returns Black - White - komi."""
+    """A playout on ``s`` in place until two passes or ``max_moves``: random sensible moves (no
+    filling of one's own true eyes) under ``POLICY_RANDOM``, the capture / atari-escape /
+    no-self-atari policy of :mod:`imago.agents._go_playout_kernels` under ``POLICY_HEAVY``;
+    records first plays in ``first``; returns Black - White - komi."""
+    if policy == POLICY_HEAVY:
+        return heavy_playout(s, size, komi, suicide, max_moves, rng, first)
     nn = size * size
     h = 10 * nn
     moves = 0
@@ -333,8 +339,10 @@ def go_run(
     ef: np.ndarray,
     ei: np.ndarray,
     counts: np.ndarray,
+    policy: int = 0,
 ) -> int:
-    """Go's version of :func:`othello_run` over fastpath state arrays."""
+    """Go's version of :func:`othello_run` over fastpath state arrays, with the playout
+    ``policy`` of :func:`go_playout`."""
     nn = size * size
     h = 10 * nn
     path_n = np.empty(4 * nn + 16, dtype=np.int64)
@@ -369,7 +377,7 @@ def go_run(
             b, w = gf.area_score(work, size)
             score = b - w - komi
         else:
-            score = go_playout(work, size, komi, suicide, max_moves, rng, first)
+            score = go_playout(work, size, komi, suicide, max_moves, rng, first, policy)
         value = _outcome(score if color == 1 else -score)
         backup(path_n, path_e, depth, node, value, first, nn, amaf, 0, ni, nf, ef, ei)
     return count

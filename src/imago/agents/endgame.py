@@ -111,6 +111,7 @@ class EndgameSolver:
 
         self._kernels = kernels
         self._keys, self._data = kernels.new_table(table_bits)
+        self._scratch = kernels.new_scratch()
 
     def clear(self) -> None:
         """Forget the transposition table."""
@@ -149,7 +150,7 @@ class EndgameSolver:
         start = time.perf_counter()
         moves = int(bb.legal_moves(p, o))
         if moves == 0:
-            score = -k.solve(o, p, -64, 64, stats, self._keys, self._data)
+            score = -k.solve(o, p, -64, 64, stats, self._keys, self._data, self._scratch)
             if bb.legal_moves(o, p) == 0:
                 score = int(bb.final_score(p, o))
             self._check(stats)
@@ -159,7 +160,9 @@ class EndgameSolver:
         squares = np.array([sq for sq in range(64) if moves >> sq & 1], dtype=np.int64)
         squares = self._root_order(p, o, squares)
         scores = np.zeros(len(squares), dtype=np.int64)
-        best = k.solve_moves(p, o, squares, scores, exact_all, stats, self._keys, self._data)
+        best = k.solve_moves(
+            p, o, squares, scores, exact_all, stats, self._keys, self._data, self._scratch
+        )
         self._check(stats)
         pairs = tuple((square_move(int(sq)), int(v)) for sq, v in zip(squares, scores, strict=True))
         return EndgameResult(

@@ -70,6 +70,9 @@ class MCTSConfig:
     resign_min_visits: int = 200
     virtual_loss: int = 1
     max_playout_moves: int = 1000
+    playout_policy: str = "heavy"
+    """Go playouts: ``"random"`` (uniform sensible moves) or ``"heavy"`` (captures and atari
+    escapes answering the last move, no self-atari of groups of two or more stones)."""
 
 
 # -- the game as the search sees it -------------------------------------------------------------
@@ -166,7 +169,7 @@ class _OthelloGame:
 class _GoGame:
     """Go positions as fastpath state arrays; superko checked against the game's history."""
 
-    def __init__(self, state: GameState, max_moves: int, seed: int) -> None:
+    def __init__(self, state: GameState, max_moves: int, seed: int, policy: str = "heavy") -> None:
         from imago.agents import _mcts_kernels as k
         from imago.games.go import fastpath as gf
 
@@ -186,6 +189,7 @@ class _GoGame:
         self.max_moves = max_moves
         self._work = np.empty_like(self._root)
         self._rng = gf.seed_rng(seed)
+        self.policy = _PLAYOUT_POLICIES[policy]
 
     def root(self) -> Any:
         return self._root.copy()
@@ -209,7 +213,14 @@ class _GoGame:
         color = self.to_play(sim)
         self._work[:] = sim
         score = self._k.go_playout(
-            self._work, self.size, self.komi, self.suicide, self.max_moves, self._rng, first
+            self._work,
+            self.size,
+            self.komi,
+            self.suicide,
+            self.max_moves,
+            self._rng,
+            first,
+            self.policy,
         )
         return self._score_value(float(score), color)
 
@@ -235,6 +246,7 @@ class _GoGame:
                 tree.ef,
                 tree.ei,
                 tree.counts,
+                _PLAYOUT_POLICIES[config.playout_policy],
             )
         )
 
@@ -245,6 +257,10 @@ class _GoGame:
 
     def move(self, action: int) -> Move:
         return Move.from_action(action, self.size)
+
+
+_PLAYOUT_POLICIES = {"random": 0, "heavy": 1}
+"""Go playout policies by name (codes of :mod:`imago.agents._go_playout_kernels`)."""
 
 
 def _outcome(diff: int) -> float:
@@ -531,6 +547,9 @@ class MCTSOptions:
     reuse: bool = True
     """Keep the tree between moves."""
     dirichlet_alpha: float = 0.0
+    playout_policy: str = "heavy"
+    """Go playouts: ``random`` (uniform sensible moves) or ``heavy`` (capture / atari escape
+    answering the last move, no self-atari of groups of two or more stones)."""
 
 
 class MCTSAgent(Agent):
@@ -543,6 +562,8 @@ class MCTSAgent(Agent):
     def __init__(self, options: MCTSOptions, rng: np.random.Generator) -> None:
         if options.playouts < 1 or options.c < 0 or not 0 <= options.resign < 1:
             raise ValueError("playouts must be >= 1, c >= 0 and resign in [0, 1)")
+        if options.playout_policy not in _PLAYOUT_POLICIES:
+            raise ValueError(f"playout_policy must be one of {', '.join(_PLAYOUT_POLICIES)}")
         self.options = options
         self.rng = rng
         self.config = MCTSConfig(
@@ -550,6 +571,7 @@ class MCTSAgent(Agent):
             rave_k=options.rave_k,
             resign_threshold=options.resign,
             dirichlet_alpha=options.dirichlet_alpha,
+            playout_policy=options.playout_policy,
         )
         rule: SelectionRule = RaveUCT() if options.rave else UCT()
         self.search = MCTS(self.config, rule, RandomPlayoutEvaluator(), rng)
@@ -565,7 +587,7 @@ class MCTSAgent(Agent):
         if state.game == "othello":
             return _OthelloGame(state, seed)
         if state.game == "go":
-            return _GoGame(state, self.config.max_playout_moves, seed)
+            return _GoGame(state, self.config.max_playout_moves, seed, self.config.playout_policy)
         raise ValueError(f"the MCTS agent does not play {state.game}")
 
     def _reused_tree(self, state: GameState, game: SearchGame) -> Tree:
