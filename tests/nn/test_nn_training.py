@@ -10,8 +10,8 @@ import pytest
 
 from imago.core import Color, Move
 from imago.games import make
+from imago.nn.dataset import Dataset, DatasetError
 from imago.train.build import BuildConfig, GameFilter, SplitConfig, build_dataset, rank_value
-from imago.train.dataset import Dataset, DatasetError
 from imago.train.sources import SourceError, read_wthor
 
 torch = pytest.importorskip("torch")
@@ -138,7 +138,7 @@ def _reader():
 
 
 def tiny_config(**changes):
-    from imago.train.supervised import TrainConfig
+    from imago.nn.supervised import TrainConfig
 
     base = dict(model="b1c8", epochs=2, batch_size=32, lr=0.01, warmup_steps=2, threads=1)
     base.update(changes)
@@ -146,7 +146,7 @@ def tiny_config(**changes):
 
 
 def test_resume_continues_exactly(dataset: Dataset, tmp_path: Path):
-    from imago.train.supervised import train_supervised
+    from imago.nn.supervised import train_supervised
 
     straight = train_supervised(dataset, tmp_path / "a", tiny_config())
     stopped = train_supervised(dataset, tmp_path / "b", tiny_config(), stop_after_steps=5)

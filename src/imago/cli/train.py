@@ -83,9 +83,9 @@ def _build(
 ) -> Path:
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
+    from imago.nn.dataset import DatasetError
     from imago.nn.features import feature_set
     from imago.train.build import BuildConfig, GameFilter, SplitConfig, build_dataset
-    from imago.train.dataset import DatasetError
     from imago.train.sources import SourceError
 
     try:
@@ -230,8 +230,8 @@ def supervised(
 ) -> None:
     """Train a network to predict the moves of recorded games."""
     _check_game(game)
-    from imago.train.dataset import Dataset, DatasetError
-    from imago.train.supervised import TrainConfig, TrainingError, prepare_output
+    from imago.nn.dataset import Dataset, DatasetError
+    from imago.nn.supervised import TrainConfig, TrainingError, prepare_output
 
     if not data.exists():
         raise fail(f"no games: {data} does not exist")
@@ -290,7 +290,7 @@ def supervised(
 def _train(dataset: Any, out: Path, config: Any, game: str, resume: bool) -> None:
     from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
-    from imago.train.supervised import train_supervised
+    from imago.nn.supervised import train_supervised
 
     columns = (
         TextColumn("[bold]epoch {task.fields[epoch]}"),
@@ -329,9 +329,9 @@ def evaluate(
     symmetries: int = typer.Option(1, help="Average over this many board symmetries (1-8)."),
 ) -> None:
     """Move-prediction accuracy (top-1 legal, top-1 raw, top-3) and losses on a dataset split."""
+    from imago.nn.dataset import Dataset, DatasetError
     from imago.nn.models import ModelError
-    from imago.train.dataset import Dataset, DatasetError
-    from imago.train.supervised import evaluate_model
+    from imago.nn.supervised import evaluate_model
 
     try:
         result = evaluate_model(

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -18,8 +19,9 @@ from imago.agents.base import Agent, Candidate, InfoCallback, Limit, SearchResul
 from imago.agents.registry import register_agent
 from imago.core.game import GameState
 from imago.core.move import Move
-from imago.nn.inference import Network
-from imago.nn.models import ModelError
+
+if TYPE_CHECKING:
+    from imago.nn.inference import Network
 
 
 @dataclass(frozen=True)
@@ -107,6 +109,10 @@ class PolicyAgent(Agent):
     summary="a trained policy network's move, no search (needs model=PATH)",
 )
 def _make_policy(options: PolicyOptions, rng: np.random.Generator) -> Agent:
+    # torch is imported here, not at registration, so listing or making other agents stays fast.
+    from imago.nn.inference import Network
+    from imago.nn.models import ModelError
+
     if not options.model:
         raise ModelError("the policy agent needs model=PATH (a model.pt from imago train)")
     if options.threads > 0:

@@ -1,6 +1,4 @@
-"""Supervised learning from game records: sources, dataset shards, training loops.
-
-:mod:`imago.train.sources`, :mod:`~imago.train.build` and :mod:`~imago.train.dataset` are
-numpy-only; :mod:`imago.train.supervised` imports torch inside its functions (through
-:mod:`imago.nn` and for the optimiser), so importing this package never needs torch.
+"""Datasets from game records: sources (WTHOR, transcripts, SGF folders and archives), filters,
+engine labels, and the build that writes :mod:`imago.nn.dataset` shards. Numpy only: the
+training loop itself is :mod:`imago.nn.supervised`, since :mod:`imago.nn` alone imports torch.
 """

@@ -29,8 +29,7 @@ from imago.core.errors import IllegalMoveError, InvalidMoveError
 from imago.core.game import GameState
 from imago.core.move import Move
 from imago.games import make
-from imago.nn.features import FeatureSet, feature_set, positions_from_game
-from imago.train.dataset import (
+from imago.nn.dataset import (
     FORMAT,
     MANIFEST,
     VERSION,
@@ -40,6 +39,7 @@ from imago.train.dataset import (
     pack_rows,
     write_shard,
 )
+from imago.nn.features import FeatureSet, feature_set, positions_from_game
 from imago.train.sources import SgfReader, SourceError, SourceGame, Unit, discover_units
 
 _RANK = re.compile(r"^\s*(\d+)\s*([kdp])", re.IGNORECASE)

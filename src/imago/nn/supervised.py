@@ -1,8 +1,7 @@
 """Supervised training of a policy (and value) network on a dataset of recorded games.
 
-Torch boundary: this module imports nothing heavy at import time; :func:`train_supervised`
-imports torch and :mod:`imago.nn` inside. :mod:`imago.train.dataset`, :mod:`~imago.train.build`
-and :mod:`~imago.train.sources` never import torch at all, so datasets build without it.
+Torch is imported inside the functions, so importing this module stays cheap; the datasets it
+reads (:mod:`imago.nn.dataset`) and the code that builds them (:mod:`imago.train`) are numpy-only.
 
 An output folder holds ``config.json`` (the training settings), ``checkpoint.pt`` (everything
 to continue, written atomically during and after each epoch), ``model.pt`` (the latest model,
@@ -28,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from imago.train.dataset import Batch, Dataset, DatasetError, ShardArrays, atomic_write_bytes
+from imago.nn.dataset import Batch, Dataset, DatasetError, ShardArrays, atomic_write_bytes
 
 CHECKPOINT = "checkpoint.pt"
 MODEL = "model.pt"
