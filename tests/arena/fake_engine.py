@@ -11,6 +11,8 @@ told to misbehave on its N-th ``genmove``:
     --ignore-quit    answer ``quit`` but keep running (until stdin closes)
     --ignore-term    ignore SIGTERM (so only SIGKILL stops it)
     --score TEXT     what ``final_score`` answers (default: ``0``)
+    --time-commands  list ``time_settings``, ``kgs-time_settings`` and ``time_left``
+    --log PATH       append every command received to PATH
 """
 
 from __future__ import annotations
@@ -31,6 +33,8 @@ def main() -> None:
     parser.add_argument("--ignore-term", action="store_true")
     parser.add_argument("--first-free", action="store_true")
     parser.add_argument("--score", default="0")
+    parser.add_argument("--time-commands", action="store_true")
+    parser.add_argument("--log", default="")
     args = parser.parse_args()
     if args.ignore_term:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
@@ -42,6 +46,9 @@ def main() -> None:
         if not words:
             continue
         ident = words.pop(0) if words[0].isdigit() else ""
+        if args.log:
+            with open(args.log, "a") as log:
+                log.write(" ".join(words) + "\n")
         command, rest = words[0], words[1:]
         answer: str | None = ""
         ok = True
@@ -50,7 +57,10 @@ def main() -> None:
         elif command == "name":
             answer = "fake"
         elif command == "list_commands":
-            answer = "\n".join(["protocol_version", "name", "boardsize", "play", "genmove"])
+            known = ["protocol_version", "name", "boardsize", "play", "genmove"]
+            if args.time_commands:
+                known += ["time_settings", "kgs-time_settings", "time_left"]
+            answer = "\n".join(known)
         elif command == "boardsize":
             size = int(rest[0])
             played = []
@@ -89,7 +99,7 @@ def main() -> None:
             if args.ignore_quit:
                 continue
             return
-        elif command in ("komi", "time_settings", "time_left"):
+        elif command in ("komi", "time_settings", "kgs-time_settings", "time_left"):
             pass
         else:
             ok, answer = False, "unknown command"

@@ -100,3 +100,16 @@ def test_gauntlet_plays_only_the_hero(tmp_path: Path) -> None:
 def test_ratings_of_a_folder_that_is_not_a_match(tmp_path: Path) -> None:
     code, output = invoke("ratings", str(tmp_path))
     assert code == 1 and "not a match folder" in output
+
+
+def test_match_with_a_time_control(tmp_path: Path) -> None:
+    out = tmp_path / "m"
+    args = ["match", "--game", "othello", "--size", "6", "--black", "random", "--white", "random"]
+    code, output = invoke(*args, "--games", "2", "--time-control", "5+0.1", "--out", str(out))
+    assert code == 0, output
+    sgf = (out / "games" / "00001.sgf").read_text()
+    assert "OT[5+0.1 (Fischer +0.1 s per move)]" in sgf and "BL[" in sgf
+    code, output = invoke(*args, "--time-control", "5 minutes")
+    assert code == 1 and "bad time control '5 minutes'" in output and "60+5" in output
+    code, output = invoke(*args, "--time-control", "60", "--time-per-move", "1")
+    assert code == 1 and "not both" in output

@@ -3,7 +3,9 @@
 The game is rebuilt as a :class:`~imago.records.tree.Game` from its first position (every move
 checked again by the rules) and written by :func:`imago.records.sgf.write_string`: Go as GM[1],
 Othello as GM[2]. Each move node carries a comment with the seconds the move took and what the
-agent said about it; opening moves are marked ``opening``.
+agent said about it; opening moves are marked ``opening``. Under a game clock each move also
+carries ``BL`` / ``WL``: the seconds its player had left after it (and ``OB`` / ``OW``, the
+moves or periods left, once in overtime).
 """
 
 from __future__ import annotations
@@ -46,4 +48,8 @@ def game_to_sgf(final: GameState, moves: Sequence[PlayedMove], *, root: Mapping[
         else:
             comment = f"{played.seconds:.2f} s" + (f", {played.note}" if played.note else "")
         node = node.add_variation(played.move, played.color, comment=comment)
+        if played.clock is not None:  # time left after the move, as SGF's BL / WL
+            node.set_text(f"{played.color.letter}L", f"{played.clock:.2f}")
+        if played.overtime:  # moves or periods left in overtime, as SGF's OB / OW
+            node.set_text(f"O{played.color.letter}", str(played.overtime))
     return write_string(game)

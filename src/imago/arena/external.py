@@ -24,6 +24,7 @@ import numpy as np
 
 from imago.agents.base import Agent, Candidate, InfoCallback, Limit, SearchResult, StopFlag
 from imago.agents.registry import register_agent
+from imago.arena.clock import GRACE, ClockKind, SideClock, TimeControl
 from imago.core.color import Color
 from imago.core.game import GameState
 from imago.core.move import Move
@@ -43,7 +44,8 @@ class GtpOptions:
     notation: str = "auto"
     """Vertex notation: ``gtp``, ``othello`` (row 1 at the top), or ``auto`` (by game)."""
     time_settings: bool = True
-    """Tell the program the per-move time limit (``time_settings 0 T 1`` and ``time_left``)."""
+    """Tell the program its time: the per-move limit (``time_settings 0 T 1`` and ``time_left``),
+    or the game clock of a match with a time control (see :meth:`GtpAgent.set_clock`)."""
     stderr: str = ""
     """A file to append the program's standard error to (default: discarded)."""
 
@@ -73,6 +75,9 @@ class GtpAgent(Agent):
         self.engine: GtpEngine | None = None
         self._sync: _Sync | None = None
         self._time_limit: float | None = None
+        self._control: TimeControl | None = None
+        self._clock: SideClock | None = None
+        self._control_sent = False
         self._stderr: IO[bytes] | None = None
         self.restarts = 0
 
@@ -86,6 +91,7 @@ class GtpAgent(Agent):
             self.restarts += 1
         self._sync = None
         self._time_limit = None
+        self._control_sent = False
         stderr: IO[bytes] | int = subprocess.DEVNULL
         if self.options.stderr:
             if self._stderr is None:
@@ -97,8 +103,21 @@ class GtpAgent(Agent):
         return self.engine
 
     def reset(self) -> None:
-        """A new game: the next move starts from a cleared board."""
+        """A new game: the next move starts from a cleared board (and without a game clock
+        until :meth:`set_clock` is called again)."""
         self._sync = None
+        self._control = None
+        self._clock = None
+        self._control_sent = False
+
+    def set_clock(self, control: TimeControl, clock: SideClock) -> None:
+        """Play this game under ``control`` with ``clock`` left for the next move: the program
+        receives ``time_settings`` (``kgs-time_settings byoyomi`` for Japanese byo-yomi, when it
+        knows it) once, and ``time_left`` before every ``genmove``; ``genmove`` then waits only
+        as long as the clock allows (plus a grace second)."""
+        if control != self._control:
+            self._control_sent = False
+        self._control, self._clock = control, clock
 
     def close(self) -> None:
         if self.engine is not None:
@@ -126,6 +145,8 @@ class GtpAgent(Agent):
         engine = self.sync(state)
         self._send_time(engine, limit, state.to_play)
         timeout = self.options.move_timeout + (2.0 * limit.time if limit.time else 0.0)
+        if self._control is not None and self._clock is not None:
+            timeout = self._clock.available(self._control) + GRACE + 1.0
         reply = engine.genmove(state.to_play, timeout=timeout)
         if not reply.move.is_resign:
             assert self._sync is not None
@@ -184,7 +205,12 @@ class GtpAgent(Agent):
             raise
 
     def _send_time(self, engine: GtpEngine, limit: Limit, color: Color) -> None:
-        if not self.options.time_settings or limit.time is None:
+        if not self.options.time_settings:
+            return
+        if self._control is not None and self._clock is not None:
+            self._send_clock(engine, self._control, self._clock, color)
+            return
+        if limit.time is None:
             return
         seconds = max(1, math.floor(limit.time))
         if self._time_limit != seconds and engine.known_command("time_settings"):
@@ -192,6 +218,28 @@ class GtpAgent(Agent):
             self._time_limit = seconds
         if engine.known_command("time_left"):
             engine.time_left(color, seconds, 1)
+
+    def _send_clock(
+        self, engine: GtpEngine, control: TimeControl, clock: SideClock, color: Color
+    ) -> None:
+        if not self._control_sent:
+            byoyomi = control.kind is ClockKind.BYOYOMI
+            if byoyomi and engine.known_command("kgs-time_settings"):
+                engine.send(
+                    f"kgs-time_settings byoyomi {round(control.main)} "
+                    f"{round(control.extra)} {control.count}"
+                )
+            elif engine.known_command("time_settings"):
+                # Fischer goes as absolute time; byo-yomi as one move per period (GTP's nearest)
+                canadian = control.kind is ClockKind.CANADIAN
+                period = control.extra if byoyomi or canadian else 0.0
+                stones = control.count if canadian else int(byoyomi)
+                engine.time_settings(control.main, period, stones)
+            self._control_sent = True
+            self._time_limit = None
+        if engine.known_command("time_left"):
+            seconds, stones = clock.gtp_time_left()
+            engine.time_left(color, seconds, stones)
 
 
 def game_history(state: GameState) -> list[tuple[Color, Move]]:

@@ -3,8 +3,9 @@ adjudicated, finished Go games are counted by imago and cross-checked with GTP p
 
 The referee never trusts an agent: every move is checked against the rules, and any error an
 agent raises (a GTP program that died, stopped answering or refused a move of the game; a bug in
-an imago agent) loses that game for the agent. The caller decides what happens next (the match
-runner closes the agents, so a GTP program is restarted for the next game).
+an imago agent) loses that game for the agent, and so does running out of time on a game clock
+(:mod:`imago.arena.clock`). The caller decides what happens next (the match runner closes the
+agents, so a GTP program is restarted for the next game).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from imago.agents.base import Agent, Limit, SearchResult
+from imago.arena.clock import SideClock, TimeControl, move_budget
 from imago.arena.external import GtpAgent
 from imago.core.color import Color
 from imago.core.errors import IllegalMoveError, InvalidMoveError
@@ -34,7 +36,7 @@ class EndReason(enum.Enum):
     CRASH = "crash"
     """A player raised an error (a GTP program died or refused a move) and lost."""
     TIMEOUT = "timeout"
-    """A GTP program did not answer in time and lost."""
+    """A GTP program did not answer in time, or a side's game clock ran out: it lost."""
     ADJUDICATED = "adjudicated"
     """The game reached the move limit and was counted as it stood."""
 
@@ -53,12 +55,19 @@ class GameSettings:
     """Seconds per move given to every agent as ``Limit(time=...)``; ``None``: agents' own."""
     max_moves: int | None = None
     """Adjudicate after this many moves (default: ``3 * size * size`` for Go, none for Othello)."""
+    time_control: str | None = None
+    """A game clock for each side (:mod:`imago.arena.clock` syntax, e.g. ``60+5``); exclusive
+    with ``time_per_move``."""
 
     def __post_init__(self) -> None:
         if self.game not in ("go", "othello"):
             raise ValueError(f"unknown game {self.game!r} (go, othello)")
         if self.time_per_move is not None and self.time_per_move <= 0:
             raise ValueError("time per move must be positive")
+        if self.time_control is not None:
+            if self.time_per_move is not None:
+                raise ValueError("give either a time per move or a time control, not both")
+            object.__setattr__(self, "time_control", str(TimeControl.parse(self.time_control)))
         if self.size == 0:
             object.__setattr__(self, "size", 9 if self.game == "go" else 8)
 
@@ -82,6 +91,11 @@ class GameSettings:
     def limit(self) -> Limit:
         return Limit(time=self.time_per_move)
 
+    @property
+    def clock(self) -> TimeControl | None:
+        """The parsed time control (``None``: no game clock)."""
+        return None if self.time_control is None else TimeControl.parse(self.time_control)
+
 
 @dataclass(frozen=True, slots=True)
 class PlayedMove:
@@ -91,6 +105,10 @@ class PlayedMove:
     move: Move
     seconds: float = 0.0
     note: str = ""
+    clock: float | None = None
+    """Seconds left on the player's clock after the move (``None``: no game clock)."""
+    overtime: int = 0
+    """Moves (Canadian) or periods (byo-yomi) left after the move, when in overtime."""
 
 
 @dataclass(frozen=True)
@@ -127,11 +145,15 @@ def play_game(
     for agent in players.values():
         agent.reset()
     limit = settings.limit
+    control = settings.clock
+    clocks = {} if control is None else {color: control.start() for color in players}
     move_limit = settings.move_limit
     while not state.is_over():
         if move_limit is not None and state.move_number >= move_limit:
             return _adjudicate(settings, state, played)
         color = state.to_play
+        if control is not None:
+            limit = _clock_limit(control, clocks[color], players[color], state)
         started = time.monotonic()
         try:
             reply = players[color].select_move(state, limit)
@@ -142,7 +164,15 @@ def play_game(
         except Exception as error:  # an agent's bug loses its game, the match goes on
             detail = f"{type(error).__name__}: {error}"
             return _forfeit(state, played, color, EndReason.CRASH, detail, "F")
-        record = PlayedMove(color, reply.move, time.monotonic() - started, _note(reply))
+        seconds = time.monotonic() - started
+        clock_left, overtime = None, 0
+        if control is not None:
+            clocks[color] = clocks[color].after(control, seconds)
+            if clocks[color].flagged:
+                detail = f"lost on time: the move took {seconds:.2f} s"
+                return _forfeit(state, played, color, EndReason.TIMEOUT, detail, "T")
+            clock_left, overtime = clocks[color].remaining, clocks[color].stones
+        record = PlayedMove(color, reply.move, seconds, _note(reply), clock_left, overtime)
         if reply.move.is_resign:
             played.append(record)
             winner = color.opponent
@@ -156,6 +186,15 @@ def play_game(
         if on_move is not None:
             on_move(state, record)
     return _count(settings, state, played, players)
+
+
+def _clock_limit(control: TimeControl, clock: SideClock, agent: Agent, state: GameState) -> Limit:
+    """The move's ``Limit``: a budget from the side's clock (a GTP program is also told its
+    clock and manages its own time)."""
+    if isinstance(agent, GtpAgent):
+        agent.set_clock(control, clock)
+    empties = int((state.board() == 0).sum())
+    return Limit(time=move_budget(control, clock, empties / 2))
 
 
 def _format(state: GameState, move: Move) -> str:

@@ -101,6 +101,8 @@ class MatchSettings:
     def to_json(self) -> dict[str, Any]:
         data = dataclasses.asdict(self)
         data["openings"] = [list(o) for o in self.openings]
+        if data["game"]["time_control"] is None:  # folders written before clocks still resume
+            del data["game"]["time_control"]
         return data
 
     @classmethod
@@ -389,6 +391,10 @@ def _sgf(settings: MatchSettings, pairing: Pairing, result: GameResult, record: 
     if settings.game.time_per_move is not None:
         root["TM"] = "0"
         root["OT"] = f"{settings.game.time_per_move:g} s per move"
+    control = settings.game.clock
+    if control is not None:
+        root["TM"] = f"{control.main:g}"
+        root["OT"] = f"{control} ({control.describe()})"
     return game_to_sgf(result.final, result.moves, root=root)
 
 

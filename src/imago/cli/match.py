@@ -28,6 +28,12 @@ SIZE = typer.Option(0, "--size", help="Board size (default: 9 for Go, 8 for Othe
 KOMI = typer.Option(7.0, "--komi", help="Komi (Go).")
 RULES = typer.Option("chinese", "--rules", help="Go rules preset (chinese: area, superko).")
 TIME = typer.Option(None, "--time-per-move", help="Seconds per move for every agent.")
+TIME_CONTROL = typer.Option(
+    None,
+    "--time-control",
+    help="A game clock per side (seconds): 60 absolute, 60+5 Fischer, 300+30x5 byo-yomi, "
+    "300+300/25 Canadian; running out loses (B+T / W+T).",
+)
 OUT = typer.Option(
     None, "--out", "--sgf-dir", help="Folder for the games (SGF + JSON); resumes if it exists."
 )
@@ -56,6 +62,7 @@ def _settings(
     komi: float,
     rules: str,
     time_per_move: float | None,
+    time_control: str | None,
     max_moves: int | None,
     seed: int,
     opening_plies: int,
@@ -65,7 +72,9 @@ def _settings(
     from imago.arena.match import MatchSettings, read_openings
 
     try:
-        game_settings = GameSettings(game, size, komi, rules, time_per_move, max_moves)
+        game_settings = GameSettings(
+            game, size, komi, rules, time_per_move, max_moves, time_control
+        )
         game_settings.new_game()  # a bad size or rules preset fails here, before any game
         fixed = read_openings(openings, opening_plies) if openings is not None else ()
         settings = MatchSettings(game_settings, seed, opening_plies, fixed)
@@ -179,6 +188,7 @@ def match(
     komi: float = KOMI,
     rules: str = RULES,
     time_per_move: float = TIME,
+    time_control: str = TIME_CONTROL,
     out: Path = OUT,
     jobs: int = JOBS,
     seed: int = SEED,
@@ -197,7 +207,16 @@ def match(
     if games < 1:
         raise fail("--games must be at least 1")
     settings = _settings(
-        game, size, komi, rules, time_per_move, max_moves, seed, opening_plies, openings
+        game,
+        size,
+        komi,
+        rules,
+        time_per_move,
+        time_control,
+        max_moves,
+        seed,
+        opening_plies,
+        openings,
     )
     a, b = _players([black, white], game)
     test = None
@@ -334,6 +353,7 @@ def tournament(
     komi: float = KOMI,
     rules: str = RULES,
     time_per_move: float = TIME,
+    time_control: str = TIME_CONTROL,
     out: Path = OUT,
     jobs: int = JOBS,
     seed: int = SEED,
@@ -351,7 +371,16 @@ def tournament(
     from imago.arena.tournament import round_robin
 
     settings = _settings(
-        game, size, komi, rules, time_per_move, max_moves, seed, opening_plies, openings
+        game,
+        size,
+        komi,
+        rules,
+        time_per_move,
+        time_control,
+        max_moves,
+        seed,
+        opening_plies,
+        openings,
     )
     texts = ([gauntlet] if gauntlet else []) + list(agents)
     players = _players(texts, game)
