@@ -10,7 +10,9 @@ One search serves random playouts today and a neural network later (the shape of
   :class:`PUCT` (AlphaZero: ``Q + c * P * sqrt(N) / (1 + n)``);
 * a **leaf evaluator** returns a value and optional priors: :class:`RandomPlayoutEvaluator`
   runs a numba random playout (Go: no filling of one's own true eyes) and reports which colour
-  played each point first, for RAVE.
+  played each point first, for RAVE. Go playouts have two policies (``playout_policy``):
+  ``random`` (the default) and ``heavy`` (captures and atari escapes answering the last move,
+  no self-atari of groups of two or more stones; :mod:`imago.agents._go_playout_kernels`).
 
 Each node keeps its children's statistics as numpy arrays on the parent (``child_n``,
 ``child_w``, ``prior``, ``amaf_n``, ``amaf_w``), so a selection is one vectorised expression.
@@ -70,7 +72,7 @@ class MCTSConfig:
     resign_min_visits: int = 200
     virtual_loss: int = 1
     max_playout_moves: int = 1000
-    playout_policy: str = "heavy"
+    playout_policy: str = "random"
     """Go playouts: ``"random"`` (uniform sensible moves) or ``"heavy"`` (captures and atari
     escapes answering the last move, no self-atari of groups of two or more stones)."""
 
@@ -169,7 +171,7 @@ class _OthelloGame:
 class _GoGame:
     """Go positions as fastpath state arrays; superko checked against the game's history."""
 
-    def __init__(self, state: GameState, max_moves: int, seed: int, policy: str = "heavy") -> None:
+    def __init__(self, state: GameState, max_moves: int, seed: int, policy: str = "random") -> None:
         from imago.agents import _mcts_kernels as k
         from imago.games.go import fastpath as gf
 
@@ -547,7 +549,7 @@ class MCTSOptions:
     reuse: bool = True
     """Keep the tree between moves."""
     dirichlet_alpha: float = 0.0
-    playout_policy: str = "heavy"
+    playout_policy: str = "random"
     """Go playouts: ``random`` (uniform sensible moves) or ``heavy`` (capture / atari escape
     answering the last move, no self-atari of groups of two or more stones)."""
 
