@@ -4,13 +4,18 @@
 Negamax with alpha-beta over bitboards (see :mod:`imago.agents._othello_kernels`), in layers:
 
 * ``solve_deep`` (more than ``SHALLOW`` empties): transposition table (bounds and best move),
-  enhanced transposition cutoff is not used; moves in fastest-first order (fewest replies for
-  the opponent, corners first), principal variation search with null windows, and a
-  stability cutoff.
-* ``solve_shallow`` (``SMALL`` < empties <= ``SHALLOW``): no table; moves in parity order
-  (squares in quadrants with an odd number of empties first), fastest-first above 7 empties.
-* ``solve_small`` (<= ``SMALL`` empties): iterates over the empty squares directly, no move
-  generation; ``solve_1`` counts the last move's flips without playing it.
+  enhanced transposition cutoff from ``ETC_EMPTIES`` empties up (a child already stored with a
+  good enough bound cuts before any search); moves ordered by the table move, then from
+  ``PROBE_EMPTIES`` up by a depth-``PROBE_DEPTH`` probe plus the opponent's mobility, below it
+  fastest-first (fewest replies for the opponent, corners first); principal variation search
+  with null windows, and a stability cutoff.
+* ``solve_shallow`` (``SMALL`` < empties <= ``SHALLOW``): no table, fastest-first order.
+* ``solve_small`` (<= ``SMALL`` empties): iterates over the empty squares in parity order
+  (odd quadrants first), no move generation; ``solve_1`` counts the last move's flips without
+  playing it.
+
+Move lists live in a preallocated ``scratch`` array (one row per number of empties, see
+:func:`new_scratch`), so the search allocates nothing per node.
 
 Scores are final disc differences for the player to move, empties to the winner.
 ``stats`` is an ``int64`` array: ``[nodes, node_limit (0 = none), aborted flag]``; when the node
@@ -35,7 +40,7 @@ from imago.agents._othello_kernels import (
     potential_mobility,
 )
 
-SMALL = 7
+SMALL = 6
 SHALLOW = 9
 INF = 127
 PROBE_EMPTIES = 12
