@@ -214,3 +214,36 @@ def vs_random(config: BenchConfig) -> list[Figure]:
             )
         )
     return figures
+
+
+@benchmark("search.go_playout_policy", "9x9 Go MCTS playouts/s from the start: random vs heavy")
+def go_playout_policy(config: BenchConfig) -> list[Figure]:
+    import time
+
+    import numpy as np
+
+    from imago.agents import _mcts_kernels as mk
+    from imago.agents._go_playout_kernels import POLICY_HEAVY, POLICY_RANDOM
+    from imago.games.go import fastpath, new_game
+
+    position = new_game(size=9)
+    start = fastpath.to_arrays(position)
+    count = 200 if config.quick else 2000
+    rates = {}
+    for name, policy in (("random", POLICY_RANDOM), ("heavy", POLICY_HEAVY)):
+        rng = fastpath.seed_rng(1)
+
+        def run(policy: int = policy, rng: np.ndarray = rng) -> None:
+            for _ in range(count):
+                first = np.zeros(82, dtype=np.int8)
+                mk.go_playout(start.copy(), 9, 7.0, False, 1000, rng, first, policy)
+
+        run()  # compile or load from the cache
+        started = time.thread_time()
+        run()
+        rates[name] = count / (time.thread_time() - started)
+    return [
+        Figure("search.go_playouts_random_s", rates["random"], "playouts/cpu-s"),
+        Figure("search.go_playouts_heavy_s", rates["heavy"], "playouts/cpu-s"),
+        Figure("search.go_heavy_cost", rates["random"] / rates["heavy"], "x", "random / heavy"),
+    ]
