@@ -22,7 +22,7 @@ from imago.records.tree import Game, RecordError, _replay_moves, game_from_moves
 
 def _eager(data: bytes, monkeypatch: pytest.MonkeyPatch) -> sgf.SgfCollection:
     with monkeypatch.context() as patch:
-        patch.setattr(sgf._Builder, "can_defer", lambda self: False)
+        patch.setattr(sgf._Builder, "can_defer", lambda self, start: False)
         return sgf.read_bytes(data)
 
 

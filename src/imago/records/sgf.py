@@ -256,28 +256,25 @@ class _Builder:
         # Every node a plain move the grammar already read: build them on first use of the
         # root's children, and with replay check the moves now in one numba call (each
         # position is then computed, and cached, when first asked for).
-        if (
-            built[0] is game
-            and self.can_defer()
-            and (not self.replay or self.line_is_legal(game.state))
-        ):
+        if built[0] is game and self.can_defer(game.state):
             game._defer_children(self)
             return game
         self.build_nodes(built)
         return game
 
-    def can_defer(self) -> bool:
+    def can_defer(self, start: GameState) -> bool:
         """Whether building the nodes can meet no problem: each one a move of the board with
-        no setup (the fast scan's move codes say so), so that every error is known now."""
-        codes = self.raw.move_codes
+        no setup (the fast scan's move codes say so), so that every error is known now; with
+        replay, also a line of moves the rules accept from ``start``."""
+        codes = self.raw.code_array
         if codes is None or self.strict:
             return False
-        table = self.codes
-        for index in range(1, len(codes)):
-            code = codes[index]
-            if code < 0 or table[code & 1023] is None:
-                return False
-        return True
+        if self.replay:  # the kernel also refuses anything but plain moves of the board
+            return self.line_is_legal(start)
+        moves = codes[1:]
+        if bool((moves < 0).any()):
+            return False
+        return bool((_action_table(self.size)[moves & 1023] >= 0).all())
 
     def line_is_legal(self, start: GameState) -> bool:
         """Whether the tree is one line of Go moves the rules accept from ``start`` (the
@@ -303,6 +300,22 @@ class _Builder:
         self.build_nodes([node])
 
     def initial_state(self, root: RawNode) -> GameState | None:
+        """The position the game starts from, as the root's GM, SZ, KM, RU and HA say
+        (remembered for roots that say the same, when reading them met no problem)."""
+        key = tuple(root[ident][0] if root.get(ident) else None for ident in _START_IDENTS)
+        known = _STARTS.get(key)
+        if known is not None:
+            self.size = known.size
+            return known
+        errors = len(self.errors)
+        state = self.read_initial_state(root)
+        if state is not None and len(self.errors) == errors:
+            if len(_STARTS) >= 256:
+                _STARTS.clear()
+            _STARTS[key] = state
+        return state
+
+    def read_initial_state(self, root: RawNode) -> GameState | None:
         number = 1
         if "GM" in root:
             try:
@@ -484,11 +497,20 @@ class _Builder:
         return points
 
     def decode_all(self, props: RawNode, index: int) -> dict[str, list[str]]:
-        return {
-            ident: [value.decode("utf-8", "replace") for value in values]
-            for ident, values in props.items()
-        }
+        decoded: dict[str, list[str]] = {}
+        for ident, values in props.items():
+            if len(values) == 1:
+                decoded[ident] = [values[0].decode("utf-8", "replace")]
+            else:
+                decoded[ident] = [value.decode("utf-8", "replace") for value in values]
+        return decoded
 
+
+_START_IDENTS = ("GM", "SZ", "KM", "RU", "HA", "AB", "AW")
+"""The root properties that choose the starting position (AB / AW: only their presence)."""
+
+_STARTS: dict[tuple[bytes | None, ...], GameState] = {}
+"""Starting positions by the raw values of :data:`_START_IDENTS` (states are immutable)."""
 
 _GO_STARTS: dict[int, tuple[Any, ...]] = {}
 """Kernel arguments by starting position (records mostly start from one shared position)."""

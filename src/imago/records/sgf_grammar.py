@@ -55,20 +55,11 @@ class RawTree:
     ``nodes[i]`` is the node's property map. ``offsets[i]`` is the byte offset of node ``i``'s
     ``;`` when the careful parser read the file (``None`` after the fast scan, which keeps no
     positions). After the fast scan, ``move_codes[i]`` and ``prop_counts[i]`` describe the node
-    without building its map (see :mod:`~imago.records._sgf_kernels`), and maps are built on
-    demand.
+    without building its map (see :mod:`~imago.records._sgf_kernels`), and maps, like these
+    lists, are built on demand from the scan's arrays.
     """
 
-    __slots__ = (
-        "_columns",
-        "_nodes",
-        "code_array",
-        "move_codes",
-        "offsets",
-        "parent_array",
-        "parents",
-        "prop_counts",
-    )
+    __slots__ = ("_columns", "_nodes", "_parents", "offsets")
 
     def __init__(
         self,
@@ -77,27 +68,51 @@ class RawTree:
         offsets: list[int] | None = None,
     ) -> None:
         self._nodes = [] if nodes is None else nodes
-        self.parents: list[int] = [] if parents is None else parents
+        self._parents: list[int] | None = [] if parents is None else parents
         self.offsets = offsets
         self._columns: _Columns | None = None
-        self.move_codes: list[int] | None = None
-        self.prop_counts: list[int] | None = None
-        # The fast scan's own arrays (views) of the move codes and parents; the parents
-        # there number the file's nodes, not this tree's.
-        self.code_array: npt.NDArray[np.int32] | None = None
-        self.parent_array: npt.NDArray[np.int32] | None = None
+
+    @property
+    def parents(self) -> list[int]:
+        """The parent of each node (-1 for the root); parents come before their children."""
+        parents = self._parents
+        if parents is None:
+            assert self._columns is not None
+            parents = self._parents = self._columns.tree_parents()
+        return parents
+
+    @property
+    def move_codes(self) -> list[int] | None:
+        """The fast scan's move code of each node (``None`` after the careful parser)."""
+        return None if self._columns is None else self._columns.lists().codes_of_tree()
+
+    @property
+    def prop_counts(self) -> list[int] | None:
+        """The fast scan's property count of each node (``None`` after the careful parser)."""
+        return None if self._columns is None else self._columns.lists().counts_of_tree()
+
+    @property
+    def code_array(self) -> npt.NDArray[np.int32] | None:
+        """The move codes as the scan's own array (a view), or ``None``."""
+        return None if self._columns is None else self._columns.code_array()
+
+    @property
+    def parent_array(self) -> npt.NDArray[np.int32] | None:
+        """The parents as the scan's own array (a view; numbering the file's nodes, not this
+        tree's), or ``None``."""
+        return None if self._columns is None else self._columns.parent_array()
 
     @property
     def nodes(self) -> list[RawNode]:
-        if self._columns is not None and len(self._nodes) < len(self.parents):
-            self._nodes = [self.node(i) for i in range(len(self.parents))]
+        if self._columns is not None and len(self._nodes) < len(self):
+            self._nodes = [self.node(i) for i in range(len(self))]
         return self._nodes
 
     def text_node(self, index: int, skip: str) -> dict[str, list[str]] | None:
         """Node ``index``'s properties but ``skip``, decoded (fast scan only, else ``None``)."""
         if self._columns is None:
             return None
-        return self._columns.text_node(index, skip)
+        return self._columns.lists().text_node(index, skip)
 
     def node(self, index: int) -> RawNode:
         """The property map of node ``index``."""
@@ -106,56 +121,179 @@ class RawTree:
         return self._nodes[index]
 
     def __len__(self) -> int:
+        if self._parents is None and self._columns is not None:
+            return self._columns.size
         return len(self.parents)
 
 
-class _Columns:
-    """The fast scan's output for one tree: spans into the file, per node / property / value."""
+class _Scan:
+    """The fast scan's output for a whole file: the kernel's work array and its sections."""
 
     __slots__ = (
-        "base",
+        "data",
+        "lists",
+        "n_nodes",
+        "n_props",
+        "n_values",
+        "nodes_cap",
+        "props_cap",
+        "work",
+    )
+
+    def __init__(
+        self,
+        data: bytes,
+        work: npt.NDArray[np.int32],
+        caps: tuple[int, int],
+        counts: tuple[int, int, int],
+    ) -> None:
+        self.data = data
+        self.work = work
+        self.nodes_cap, self.props_cap = caps
+        self.n_nodes, self.n_props, self.n_values = counts
+        self.lists: _Lists | None = None
+
+    def section(self, which: int, count: int) -> npt.NDArray[np.int32]:
+        """Section ``which`` of the work array (0-3: per node, 4-9: per property / value)."""
+        if which < 4:
+            start = which * self.nodes_cap
+        else:
+            start = 4 * self.nodes_cap + (which - 4) * self.props_cap
+        return self.work[start : start + count]
+
+
+class _Lists:
+    """The scan's sections as Python lists (indexing lists is what the interpreter does
+    fastest), made once per file when a program first needs more than the root."""
+
+    __slots__ = (
         "count",
         "data",
         "first",
         "iend",
         "istart",
+        "moves",
+        "parents",
         "vcount",
         "vend",
         "vfirst",
         "vstart",
     )
 
-    def __init__(self, data: bytes, base: int, lists: tuple[list[int], ...]) -> None:
-        self.data = data
+    def __init__(self, scan: _Scan) -> None:
+        nodes, props, values = scan.n_nodes, scan.n_props, scan.n_values
+        self.data = scan.data
+        self.parents: list[int] = scan.section(0, nodes).tolist()
+        self.first: list[int] = scan.section(1, nodes).tolist()
+        self.count: list[int] = scan.section(2, nodes).tolist()
+        self.moves: list[int] = scan.section(3, nodes).tolist()
+        self.istart: list[int] = scan.section(4, props).tolist()
+        self.iend: list[int] = scan.section(5, props).tolist()
+        self.vfirst: list[int] = scan.section(6, props).tolist()
+        self.vcount: list[int] = scan.section(7, props).tolist()
+        self.vstart: list[int] = scan.section(8, values).tolist()
+        self.vend: list[int] = scan.section(9, values).tolist()
+
+
+class _Columns:
+    """One tree's share of the fast scan: nodes ``base`` to ``base + size`` of the file."""
+
+    __slots__ = ("_lists", "base", "scan", "size")
+
+    def __init__(self, scan: _Scan, base: int, size: int) -> None:
+        self.scan = scan
         self.base = base
-        self.first, self.count, self.istart, self.iend, self.vfirst, self.vcount = lists[:6]
-        self.vstart, self.vend = lists[6:]
+        self.size = size
+        self._lists: _TreeLists | None = None
+
+    def lists(self) -> _TreeLists:
+        tree_lists = self._lists
+        if tree_lists is None:
+            lists = self.scan.lists
+            if lists is None:
+                lists = self.scan.lists = _Lists(self.scan)
+            tree_lists = self._lists = _TreeLists(lists, self.base, self.size)
+        return tree_lists
+
+    def tree_parents(self) -> list[int]:
+        base = self.base
+        parents: list[int] = self.parent_array().tolist()
+        if base:
+            parents = [q - base if q >= 0 else -1 for q in parents]
+        return parents
+
+    def code_array(self) -> npt.NDArray[np.int32]:
+        return self.scan.section(3, self.scan.n_nodes)[self.base : self.base + self.size]
+
+    def parent_array(self) -> npt.NDArray[np.int32]:
+        return self.scan.section(0, self.scan.n_nodes)[self.base : self.base + self.size]
 
     def node(self, index: int) -> RawNode:
-        data = self.data
-        k = self.first[self.base + index]
-        props: RawNode = {}
-        vstart, vend = self.vstart, self.vend
-        for p in range(k, k + self.count[self.base + index]):
-            raw = data[self.istart[p] : self.iend[p]]
-            name = _IDENT_CACHE.get(raw) or identifier(raw)
-            v = self.vfirst[p]
-            values = [data[vstart[x] : vend[x]] for x in range(v, v + self.vcount[p])]
-            if name in props:
-                props[name].extend(values)
-            else:
-                props[name] = values
-        return props
+        if self.scan.lists is not None or index:
+            return self.lists().node(index)
+        return self._root()
+
+    def _root(self) -> RawNode:
+        """The root's map straight from the arrays (most reads need nothing more)."""
+        scan, at = self.scan, self.base
+        work, data = scan.work, scan.data
+        n, p = scan.nodes_cap, 4 * scan.nodes_cap
+        first = int(work[n + at])
+        end = first + int(work[2 * n + at])
+        cap = scan.props_cap
+        istart = work[p + first : p + end].tolist()
+        iend = work[p + cap + first : p + cap + end].tolist()
+        vcount = work[p + 3 * cap + first : p + 3 * cap + end].tolist()
+        if not istart:
+            return {}
+        v0 = int(work[p + 2 * cap + first])
+        vstart = work[p + 4 * cap + v0 : p + 4 * cap + v0 + sum(vcount)].tolist()
+        vend = work[p + 5 * cap + v0 : p + 5 * cap + v0 + sum(vcount)].tolist()
+        return _props_of(data, istart, iend, vcount, vstart, vend)
+
+
+class _TreeLists:
+    """A tree's nodes read from the file's :class:`_Lists`."""
+
+    __slots__ = ("base", "lists", "size")
+
+    def __init__(self, lists: _Lists, base: int, size: int) -> None:
+        self.lists = lists
+        self.base = base
+        self.size = size
+
+    def codes_of_tree(self) -> list[int]:
+        return self.lists.moves[self.base : self.base + self.size]
+
+    def counts_of_tree(self) -> list[int]:
+        return self.lists.count[self.base : self.base + self.size]
+
+    def node(self, index: int) -> RawNode:
+        lists = self.lists
+        at = self.base + index
+        k = lists.first[at]
+        end = k + lists.count[at]
+        v = lists.vfirst[k] if end > k else 0
+        last = v + sum(lists.vcount[k:end])
+        return _props_of(
+            lists.data,
+            lists.istart[k:end],
+            lists.iend[k:end],
+            lists.vcount[k:end],
+            lists.vstart[v:last],
+            lists.vend[v:last],
+        )
 
     def text_node(self, index: int, skip: str) -> dict[str, list[str]]:
         """Node ``index``'s properties but ``skip``, values decoded from UTF-8 (escapes kept)."""
-        data = self.data
+        lists = self.lists
+        data = lists.data
         at = self.base + index
-        k = self.first[at]
-        istart, iend, vfirst, vcount = self.istart, self.iend, self.vfirst, self.vcount
-        vstart, vend = self.vstart, self.vend
+        k = lists.first[at]
+        istart, iend, vfirst, vcount = lists.istart, lists.iend, lists.vfirst, lists.vcount
+        vstart, vend = lists.vstart, lists.vend
         out: dict[str, list[str]] = {}
-        for p in range(k, k + self.count[at]):
+        for p in range(k, k + lists.count[at]):
             raw = data[istart[p] : iend[p]]
             name = _IDENT_CACHE.get(raw) or identifier(raw)
             if name == skip:
@@ -170,6 +308,35 @@ class _Columns:
             else:
                 out[name] = values
         return out
+
+
+def _props_of(
+    data: bytes,
+    istart: list[int],
+    iend: list[int],
+    vcount: list[int],
+    vstart: list[int],
+    vend: list[int],
+) -> RawNode:
+    """A property map from spans: property ``i`` is ``data[istart[i]:iend[i]]`` with the next
+    ``vcount[i]`` value spans."""
+    props: RawNode = {}
+    x = 0
+    for i, start in enumerate(istart):
+        raw = data[start : iend[i]]
+        name = _IDENT_CACHE.get(raw) or identifier(raw)
+        count = vcount[i]
+        if count == 1:
+            values = [data[vstart[x] : vend[x]]]
+            x += 1
+        else:
+            values = [data[vstart[y] : vend[y]] for y in range(x, x + count)]
+            x += count
+        if name in props:
+            props[name].extend(values)
+        else:
+            props[name] = values
+    return props
 
 
 @dataclass(slots=True)
@@ -288,34 +455,14 @@ def _parse_fast(data: bytes, start: int) -> list[RawTree]:
     )
     if status != _sgf_kernels.OK:
         raise _Irregular
-    n, p = nodes_cap, props_cap
-    base = 4 * n
-    parents = work[:n_nodes].tolist()
-    moves = work[3 * n : 3 * n + n_nodes].tolist()
-    counts = work[2 * n : 2 * n + n_nodes].tolist()
-    lists = (
-        work[n : n + n_nodes].tolist(),
-        counts,
-        work[base : base + n_props].tolist(),
-        work[base + p : base + p + n_props].tolist(),
-        work[base + 2 * p : base + 2 * p + n_props].tolist(),
-        work[base + 3 * p : base + 3 * p + n_props].tolist(),
-        work[base + 4 * p : base + 4 * p + n_values].tolist(),
-        work[base + 5 * p : base + 5 * p + n_values].tolist(),
-    )
-    tree_ends = work[base + 6 * p : base + 6 * p + n_trees].tolist()
+    scan = _Scan(data, work, (nodes_cap, props_cap), (n_nodes, n_props, n_values))
+    tree_ends = work[4 * nodes_cap + 6 * props_cap : 4 * nodes_cap + 6 * props_cap + n_trees]
     trees: list[RawTree] = []
     begin = 0
-    for end in tree_ends:
-        tree_parents = parents[begin:end]
-        if begin:
-            tree_parents = [q - begin if q >= 0 else -1 for q in tree_parents]
-        tree = RawTree(parents=tree_parents)
-        tree._columns = _Columns(data, begin, lists)
-        tree.move_codes = moves[begin:end]
-        tree.prop_counts = counts[begin:end]
-        tree.code_array = work[3 * n + begin : 3 * n + end]
-        tree.parent_array = work[begin:end]
+    for end in tree_ends.tolist():
+        tree = RawTree()
+        tree._parents = None
+        tree._columns = _Columns(scan, begin, end - begin)
         trees.append(tree)
         begin = end
     return trees
