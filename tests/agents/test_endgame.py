@@ -150,6 +150,25 @@ def test_kernels_agree_with_the_rules_module() -> None:
         assert state_bitboards(state) == (int(p), int(o))
 
 
+def test_null_window_root_agrees_with_full_windows() -> None:
+    """The root's null-window probes (the default) and a full window on every move
+    (``exact_all``) give the same score; the default's bounds are upper bounds of the exact
+    move scores and its move reaches the score."""
+    fast, full = EndgameSolver(table_bits=16), EndgameSolver(table_bits=16)
+    for state in _random_positions(12, 16, seed=21, min_empties=13):
+        fast.clear()
+        full.clear()
+        got = fast.solve_state(state)
+        exact = dict(full.solve_state(state, exact_all=True).move_scores)
+        if got.move.is_pass:
+            continue
+        assert got.score == max(exact.values())
+        assert exact[got.move] == got.score
+        assert got.move_scores[0] == (got.move, got.score)
+        for move, bound in got.move_scores:
+            assert bound >= exact[move]
+
+
 def test_node_limit_aborts() -> None:
     state = _random_positions(1, 20, seed=5, min_empties=18)[0]
     with pytest.raises(SearchAborted):

@@ -3,16 +3,18 @@
 
 Negamax with alpha-beta over bitboards (see :mod:`imago.agents._othello_kernels`), in layers:
 
+* ``solve_root``: the root by a sequence of null-window probes (MTD(f) over even scores).
 * ``solve_deep`` (more than ``SHALLOW`` empties): transposition table (bounds and best move),
   enhanced transposition cutoff from ``ETC_EMPTIES`` empties up (a child already stored with a
   good enough bound cuts before any search); moves ordered by the table move, then from
-  ``PROBE_EMPTIES`` up by a depth-``PROBE_DEPTH`` probe plus the opponent's mobility, below it
-  fastest-first (fewest replies for the opponent, corners first); principal variation search
-  with null windows, and a stability cutoff.
+  ``PROBE_EMPTIES`` up by a shallow probe (depth 1 to 4 as the empties grow, ``PROBE_DEPTHS``)
+  plus the opponent's mobility, below it fastest-first (fewest replies for the opponent,
+  corners first); principal variation search with null windows, and a stability cutoff.
 * ``solve_shallow`` (``SMALL`` < empties <= ``SHALLOW``): no table, fastest-first order.
 * ``solve_small`` (<= ``SMALL`` empties): iterates over the empty squares in parity order
-  (odd quadrants first), no move generation; ``solve_1`` counts the last move's flips without
-  playing it.
+  (odd quadrants first; corners first and X / C squares last within a parity), no move
+  generation; ``solve_3``, ``solve_2`` and ``solve_1`` take the empty squares as arguments,
+  and ``solve_1`` counts the last move's flips without playing it.
 
 Move lists live in a preallocated ``scratch`` array (one row per number of empties, see
 :func:`new_scratch`), so the search allocates nothing per node.
@@ -28,10 +30,13 @@ import numba
 import numpy as np
 
 from imago.agents._othello_kernels import (
+    C_SQUARES,
     CORNERS,
+    QUADRANT,
     QUADRANT_MASK,
     U0,
     U1,
+    X_SQUARES,
     final_score,
     flips,
     legal_moves,
@@ -44,7 +49,8 @@ SMALL = 6
 SHALLOW = 9
 INF = 127
 PROBE_EMPTIES = 12
-PROBE_DEPTH = 2
+PROBE_DEPTHS = np.array([0] * 12 + [1] * 4 + [2] * 2 + [3] * 4 + [4] * 43, dtype=np.int64)
+"""Depth of the ordering probe by number of empties (from ``PROBE_EMPTIES`` up)."""
 ETC_EMPTIES = 10
 MOBILITY_WEIGHT = 8
 _NO_MOVE = -1
@@ -57,6 +63,12 @@ TT_EMPTIES = 3
 _HASH1 = np.uint64(0x9E3779B97F4A7C15)
 _HASH2 = np.uint64(0xC2B2AE3D27D4EB4F)
 _S29 = np.uint64(29)
+
+# Square classes for the static order of the small solver: corners, then the rest, then the
+# squares next to corners (X and C squares).
+SQUARE_CLASS = np.array(
+    [CORNERS, ~(CORNERS | X_SQUARES | C_SQUARES), X_SQUARES | C_SQUARES], dtype=np.uint64
+)
 
 
 def new_scratch() -> np.ndarray:
@@ -95,24 +107,140 @@ def solve_1(p: np.uint64, o: np.uint64, sq: int, stats: np.ndarray) -> int:
     return diff + 1 if diff > 0 else diff - 1
 
 
-@numba.njit("int64(uint64, uint64, int64, int64, int64[::1])", cache=True)
-def solve_small(p: np.uint64, o: np.uint64, alpha: int, beta: int, stats: np.ndarray) -> int:
-    """Exact search with few empties, iterating over the empty squares in parity order."""
-    empty = ~(p | o)
-    if empty == U0:
-        stats[0] += 1
-        return final_score(p, o)
-    if (empty & (empty - U1)) == U0:
-        return solve_1(p, o, lowest_square(empty), stats)
-    stats[0] += 1
-    best = -INF
-    # Odd quadrants first, then even ones.
+@numba.njit(cache=True)
+def _parity_odd(empty: np.uint64) -> np.uint64:
     odd = U0
     for q in range(4):
         if popcount(empty & QUADRANT_MASK[q]) & 1:
             odd |= QUADRANT_MASK[q]
-    for phase in range(2):
-        bits = empty & odd if phase == 0 else empty & ~odd
+    return odd
+
+
+@numba.njit("int64(uint64, uint64, int64, int64, int64, int64, int64[::1])", cache=True)
+def solve_2(
+    p: np.uint64, o: np.uint64, alpha: int, beta: int, x1: int, x2: int, stats: np.ndarray
+) -> int:
+    """The exact score with the two empty squares ``x1``, ``x2`` (fail-soft)."""
+    stats[0] += 1
+    best = -INF
+    f = flips(p, o, x1)
+    if f:
+        best = -solve_1(o ^ f, p | f | (U1 << np.uint64(x1)), x2, stats)
+        if best >= beta:
+            return best
+    f = flips(p, o, x2)
+    if f:
+        v = -solve_1(o ^ f, p | f | (U1 << np.uint64(x2)), x1, stats)
+        return v if v > best else best
+    if best != -INF:
+        return best
+    # The player passes: the opponent's best reply is the player's worst score.
+    stats[0] += 1
+    worst = INF
+    f = flips(o, p, x1)
+    if f:
+        worst = solve_1(p ^ f, o | f | (U1 << np.uint64(x1)), x2, stats)
+        if worst <= alpha:
+            return worst
+    f = flips(o, p, x2)
+    if f:
+        v = solve_1(p ^ f, o | f | (U1 << np.uint64(x2)), x1, stats)
+        return v if v < worst else worst
+    if worst != INF:
+        return worst
+    return final_score(p, o)
+
+
+@numba.njit("int64(uint64, uint64, int64, int64, int64, int64, int64, int64[::1])", cache=True)
+def solve_3(
+    p: np.uint64,
+    o: np.uint64,
+    alpha: int,
+    beta: int,
+    x1: int,
+    x2: int,
+    x3: int,
+    stats: np.ndarray,
+) -> int:
+    """The exact score with three empty squares, the one alone in its quadrant first."""
+    stats[0] += 1
+    # Parity order: a square sharing its quadrant with another one goes after the lone one.
+    if QUADRANT[x1] == QUADRANT[x2]:
+        x1, x3 = x3, x1
+    elif QUADRANT[x1] == QUADRANT[x3]:
+        x1, x2 = x2, x1
+    best = -INF
+    f = flips(p, o, x1)
+    if f:
+        best = -solve_2(o ^ f, p | f | (U1 << np.uint64(x1)), -beta, -alpha, x2, x3, stats)
+        if best >= beta:
+            return best
+    f = flips(p, o, x2)
+    if f:
+        v = -solve_2(o ^ f, p | f | (U1 << np.uint64(x2)), -beta, -max(alpha, best), x1, x3, stats)
+        if v > best:
+            best = v
+            if v >= beta:
+                return best
+    f = flips(p, o, x3)
+    if f:
+        v = -solve_2(o ^ f, p | f | (U1 << np.uint64(x3)), -beta, -max(alpha, best), x1, x2, stats)
+        if v > best:
+            best = v
+    if best != -INF:
+        return best
+    # The player passes: the opponent's best reply is the player's worst score.
+    stats[0] += 1
+    worst = INF
+    f = flips(o, p, x1)
+    if f:
+        worst = solve_2(p ^ f, o | f | (U1 << np.uint64(x1)), alpha, beta, x2, x3, stats)
+        if worst <= alpha:
+            return worst
+    f = flips(o, p, x2)
+    if f:
+        v = solve_2(p ^ f, o | f | (U1 << np.uint64(x2)), alpha, min(beta, worst), x1, x3, stats)
+        if v < worst:
+            worst = v
+            if v <= alpha:
+                return v
+    f = flips(o, p, x3)
+    if f:
+        v = solve_2(p ^ f, o | f | (U1 << np.uint64(x3)), alpha, min(beta, worst), x1, x2, stats)
+        if v < worst:
+            worst = v
+    if worst != INF:
+        return worst
+    return final_score(p, o)
+
+
+@numba.njit("int64(uint64, uint64, int64, int64, int64[::1])", cache=True)
+def solve_small(p: np.uint64, o: np.uint64, alpha: int, beta: int, stats: np.ndarray) -> int:
+    """Exact search with few empties, iterating over the empty squares in parity order (odd
+    quadrants first), and within it corners first and X / C squares last."""
+    empty = ~(p | o)
+    n = popcount(empty)
+    if n <= 3:
+        if n == 3:
+            x1 = lowest_square(empty)
+            empty &= empty - U1
+            x2 = lowest_square(empty)
+            empty &= empty - U1
+            return solve_3(p, o, alpha, beta, x1, x2, lowest_square(empty), stats)
+        if n == 2:
+            x1 = lowest_square(empty)
+            empty &= empty - U1
+            return solve_2(p, o, alpha, beta, x1, lowest_square(empty), stats)
+        if n == 1:
+            return solve_1(p, o, lowest_square(empty), stats)
+        stats[0] += 1
+        return final_score(p, o)
+    stats[0] += 1
+    best = -INF
+    odd = _parity_odd(empty)
+    for phase in range(6):
+        bits = empty & odd if phase < 3 else empty & ~odd
+        bits &= SQUARE_CLASS[phase % 3]
         while bits:
             sq = lowest_square(bits)
             bits &= bits - U1
@@ -131,15 +259,6 @@ def solve_small(p: np.uint64, o: np.uint64, alpha: int, beta: int, stats: np.nda
             return final_score(p, o)
         return -solve_small(o, p, -beta, -alpha, stats)
     return best
-
-
-@numba.njit(cache=True)
-def _parity_odd(empty: np.uint64) -> np.uint64:
-    odd = U0
-    for q in range(4):
-        if popcount(empty & QUADRANT_MASK[q]) & 1:
-            odd |= QUADRANT_MASK[q]
-    return odd
 
 
 @numba.njit(cache=True)
@@ -428,7 +547,7 @@ def solve_deep(
         if sq == tt_move:
             key = -1000000
         elif n >= PROBE_EMPTIES:
-            key = _probe(no, np_, PROBE_DEPTH, -100000, 100000)
+            key = _probe(no, np_, PROBE_DEPTHS[n], -100000, 100000)
             key += MOBILITY_WEIGHT * popcount(legal_moves(no, np_))
         else:
             key = _order_key(p, o, sq, f, odd)
@@ -528,3 +647,80 @@ def solve_moves(
             best = v
             best_i = i
     return best_i
+
+
+@numba.njit(cache=True)
+def solve_root(
+    p: np.uint64,
+    o: np.uint64,
+    squares: np.ndarray,
+    bounds: np.ndarray,
+    guess: int,
+    stats: np.ndarray,
+    keys: np.ndarray,
+    data: np.ndarray,
+    scratch: np.ndarray,
+) -> int:
+    """The exact score of the root by a sequence of null-window probes (MTD(f) on even scores).
+
+    Each probe tests one even value ``g`` with the window ``(g - 1, g + 1)``: it fails high (the
+    score is at least the returned bound), fails low (at most) or returns ``g`` exactly; the
+    next probe starts from the fail-soft bound, and the transposition table carries what earlier
+    probes proved. ``squares`` (root moves) is reordered in place, best first; ``bounds[i]``
+    receives an upper bound of move ``squares[i]`` (exact for the best, ``squares[0]``)."""
+    count = squares.shape[0]
+    for i in range(count):
+        bounds[i] = 64
+    lower = -64
+    upper = 64
+    g = guess
+    best_i = 0
+    while lower < upper:
+        g = min(max(g, lower), upper)
+        if g & 1:
+            g -= 1
+        alpha = g - 1
+        beta = g + 1
+        best = -INF
+        probe_i = 0
+        for i in range(count):
+            sq = squares[i]
+            f = flips(p, o, sq)
+            np_ = p | f | (U1 << np.uint64(sq))
+            no = o ^ f
+            a = max(alpha, best)
+            v = -solve_deep(no, np_, -beta, -a, stats, keys, data, scratch)
+            if stats[2]:
+                return 0
+            if v < beta:
+                bounds[i] = min(bounds[i], v)
+            if v > best:
+                best = v
+                probe_i = i
+                if v >= beta:
+                    break
+        if best >= beta:
+            lower = best
+            best_i = probe_i
+            g = best
+        elif best <= alpha:
+            upper = best
+            g = best
+        else:
+            lower = best
+            upper = best
+            best_i = probe_i
+        # The best move so far goes first for the next probe.
+        if best_i != 0:
+            sq = squares[best_i]
+            b = bounds[best_i]
+            for j in range(best_i, 0, -1):
+                squares[j] = squares[j - 1]
+                bounds[j] = bounds[j - 1]
+            squares[0] = sq
+            bounds[0] = b
+            best_i = 0
+    for i in range(count):
+        bounds[i] = min(bounds[i], lower)
+    bounds[0] = lower
+    return lower

@@ -84,6 +84,19 @@ def neighbours(p: int, size: int, out: np.ndarray) -> int:
     return n
 
 
+@numba.njit(cache=True, inline="always")
+def nbrs(p: int, size: int) -> tuple[int, int, int, int]:
+    """The four neighbours of ``p`` (up, down, left, right), -1 where off the board."""
+    r = p // size
+    c = p - r * size
+    return (
+        p - size if r > 0 else -1,
+        p + size if r < size - 1 else -1,
+        p - 1 if c > 0 else -1,
+        p + 1 if c < size - 1 else -1,
+    )
+
+
 @numba.njit(cache=True)
 def playable(s: np.ndarray, size: int, p: int, color: int, suicide: bool) -> bool:
     """Legal under simple ko and not filling ``color``'s own true eye."""
@@ -95,30 +108,63 @@ def self_atari(
     s: np.ndarray, size: int, p: int, color: int, suicide: bool, work: np.ndarray
 ) -> bool:
     """Whether ``color`` playing the legal ``p`` leaves its group of two or more stones in
-    atari (two empty neighbours, or no friendly neighbour, settle it without playing)."""
+    atari (two empty neighbours, or no friendly neighbour, settle it without playing). Without
+    a capture the liberties are counted by walking the friendly groups; a capture plays the
+    move on ``work``."""
     nn = size * size
-    nb = np.empty(4, dtype=np.int64)
-    k = neighbours(p, size, nb)
+    other = 3 - color
     empties = 0
     friends = False
-    for i in range(k):
-        v = s[nb[i]]
+    lib = -1
+    for q in nbrs(p, size):
+        if q < 0:
+            continue
+        v = s[q]
         if v == 0:
             empties += 1
+            lib = q
         elif v == color:
             friends = True
     if empties >= 2 or not friends:
         return False
-    work[:] = s
-    gf.play(work, size, p, color, suicide)
-    if work[p] != color:
-        return True  # suicide
-    g = work[_HEAD * nn + p]
-    return work[_GSIZE * nn + g] >= 2 and atari_liberty(work, nn, p) >= 0
+    for q in nbrs(p, size):
+        if q >= 0 and s[q] == other and atari_liberty(s, nn, q) == p:
+            work[:] = s  # a capture: play it out
+            gf.play(work, size, p, color, suicide)
+            if work[p] != color:
+                return True  # suicide
+            g = work[_HEAD * nn + p]
+            return work[_GSIZE * nn + g] >= 2 and atari_liberty(work, nn, p) >= 0
+    g0 = -1
+    g1 = -1
+    g2 = -1
+    for q in nbrs(p, size):
+        if q < 0 or s[q] != color:
+            continue
+        g = s[_HEAD * nn + q]
+        if g == g0 or g == g1 or g == g2:  # noqa: SIM109 (plain compares for numba)
+            continue
+        if g0 < 0:
+            g0 = g
+        elif g1 < 0:
+            g1 = g
+        else:
+            g2 = g
+        x = g
+        while True:
+            for y in nbrs(x, size):
+                if y >= 0 and s[y] == 0 and y != p and y != lib:
+                    if lib >= 0:
+                        return False  # a second liberty
+                    lib = y
+            x = s[_NEXT * nn + x]
+            if x == g:
+                break
+    return True
 
 
 @numba.njit(cache=True)
-def _escape_keeps(
+def escape_keeps(
     s: np.ndarray, size: int, p: int, color: int, suicide: bool, work: np.ndarray
 ) -> bool:
     """Whether ``color`` extending on ``p`` leaves the new group at least two liberties."""
@@ -128,38 +174,47 @@ def _escape_keeps(
     return atari_liberty(work, size * size, p) < 0
 
 
+@numba.njit(cache=True, inline="always")
+def _capture_point(s: np.ndarray, size: int, q: int, color: int, suicide: bool) -> int:
+    """The point where ``color`` captures the group on ``q`` when it is in atari, else -1."""
+    lib = atari_liberty(s, size * size, q)
+    if lib >= 0 and gf.check(s, size, lib, color, suicide) == gf.OK:
+        return lib
+    return -1
+
+
 @numba.njit(cache=True)
 def tactical_move(
     s: np.ndarray, size: int, color: int, suicide: bool, rng: np.ndarray, work: np.ndarray
 ) -> int:
-    """A capture or atari escape answering the last move, chosen at random among those found;
-    -1 when there is none."""
+    """A capture or atari escape answering the last move, chosen at random among those found
+    (reservoir sampling, no allocation); -1 when there is none."""
     nn = size * size
     h = 10 * nn
     last = s[h + gf.F_LAST]
     if last < 0 or last >= nn or s[last] == 0:
         return -1
     other = 3 - color
-    cand = np.empty(16, dtype=np.int64)
+    choice = -1
     nc = 0
-    nb = np.empty(5, dtype=np.int64)
-    k = neighbours(last, size, nb)
-    nb[k] = last
     # 1. capture opponent groups in atari at or next to the last move
-    for i in range(k + 1):
-        q = nb[i]
-        if s[q] == other:
-            lib = atari_liberty(s, nn, q)
-            if lib >= 0 and nc < 16 and gf.check(s, size, lib, color, suicide) == gf.OK:
-                cand[nc] = lib
+    if s[last] == other:
+        lib = _capture_point(s, size, last, color, suicide)
+        if lib >= 0:
+            nc = 1
+            choice = lib
+    for q in nbrs(last, size):
+        if q >= 0 and s[q] == other:
+            lib = _capture_point(s, size, q, color, suicide)
+            if lib >= 0:
                 nc += 1
+                if rand_below(rng, nc) == 0:
+                    choice = lib
     if nc > 0:
-        return cand[rand_below(rng, nc)]
+        return choice
     # 2. save own groups in atari next to the last move
-    nb2 = np.empty(4, dtype=np.int64)
-    for i in range(k):
-        q = nb[i]
-        if s[q] != color:
+    for q in nbrs(last, size):
+        if q < 0 or s[q] != color:
             continue
         lib = atari_liberty(s, nn, q)
         if lib < 0:
@@ -168,23 +223,21 @@ def tactical_move(
         g = s[_HEAD * nn + q]
         x = g
         while True:
-            m = neighbours(x, size, nb2)
-            for j in range(m):
-                y = nb2[j]
-                if s[y] == other:
-                    lib2 = atari_liberty(s, nn, y)
-                    if lib2 >= 0 and nc < 16 and gf.check(s, size, lib2, color, suicide) == gf.OK:
-                        cand[nc] = lib2
+            for y in nbrs(x, size):
+                if y >= 0 and s[y] == other:
+                    lib2 = _capture_point(s, size, y, color, suicide)
+                    if lib2 >= 0:
                         nc += 1
+                        if rand_below(rng, nc) == 0:
+                            choice = lib2
             x = s[_NEXT * nn + x]
             if x == g:
                 break
-        if nc < 16 and _escape_keeps(s, size, lib, color, suicide, work):
-            cand[nc] = lib
+        if escape_keeps(s, size, lib, color, suicide, work):
             nc += 1
-    if nc > 0:
-        return cand[rand_below(rng, nc)]
-    return -1
+            if rand_below(rng, nc) == 0:
+                choice = lib
+    return choice if nc > 0 else -1
 
 
 @numba.njit(cache=True)

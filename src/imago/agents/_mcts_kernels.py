@@ -11,6 +11,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from imago.agents._go_patterns import POLICY_PATTERN, node_priors, pattern_playout
 from imago.agents._go_playout_kernels import POLICY_HEAVY, heavy_playout
 from imago.agents._othello_kernels import (
     U0,
@@ -86,14 +87,18 @@ def go_playout(
     max_moves: int,
     rng: np.ndarray,
     first: np.ndarray,
-    policy: int = 0,
+    policy: int,
+    table: np.ndarray,
 ) -> float:
     """A playout on ``s`` in place until two passes or ``max_moves``: random sensible moves (no
     filling of one's own true eyes) under ``POLICY_RANDOM``, the capture / atari-escape /
-    no-self-atari policy of :mod:`imago.agents._go_playout_kernels` under ``POLICY_HEAVY``;
-    records first plays in ``first``; returns Black - White - komi."""
+    no-self-atari policy of :mod:`imago.agents._go_playout_kernels` under ``POLICY_HEAVY``,
+    that plus 3x3 patterns (``table``, :mod:`imago.agents._go_patterns`) under
+    ``POLICY_PATTERN``; records first plays in ``first``; returns Black - White - komi."""
     if policy == POLICY_HEAVY:
         return heavy_playout(s, size, komi, suicide, max_moves, rng, first)
+    if policy == POLICY_PATTERN:
+        return pattern_playout(s, size, komi, suicide, max_moves, rng, first, table)
     nn = size * size
     h = 10 * nn
     moves = 0
@@ -319,6 +324,36 @@ def othello_run(
 
 
 @numba.njit(cache=True)
+def _ended_value(
+    s: np.ndarray,
+    size: int,
+    komi: float,
+    suicide: bool,
+    max_moves: int,
+    rng: np.ndarray,
+    first: np.ndarray,
+    policy: int,
+    table: np.ndarray,
+) -> float:
+    """The value, for the player to move, of ``s`` ended by two passes. Scorers differ on
+    dead stones: Tromp-Taylor counts the board as it stands, GNU Go and the arena's estimate
+    remove them (here: the position played out with the passes forgotten). The player who
+    passed last ended the game, so it is credited with the worse of the two results: it
+    passes only when it wins under both (``s`` is played out in place)."""
+    h = 10 * size * size
+    mover = s[h + gf.F_TO_PLAY]
+    passer = 3 - mover
+    b, w = gf.area_score(s, size)
+    counted = b - w - komi
+    s[h + gf.F_PASSES] = 0
+    played = go_playout(s, size, komi, suicide, max_moves, rng, first, policy, table)
+    if passer == 2:
+        counted = -counted
+        played = -played
+    return 1.0 - min(_outcome(counted), _outcome(played))
+
+
+@numba.njit(cache=True)
 def go_run(
     root: int,
     count: int,
@@ -339,10 +374,13 @@ def go_run(
     ef: np.ndarray,
     ei: np.ndarray,
     counts: np.ndarray,
-    policy: int = 0,
+    policy: int,
+    table: np.ndarray,
+    prior: float,
 ) -> int:
     """Go's version of :func:`othello_run` over fastpath state arrays, with the playout
-    ``policy`` of :func:`go_playout`."""
+    ``policy`` of :func:`go_playout` and the priors of
+    :func:`imago.agents._go_patterns.node_priors` (weight ``prior``) on new nodes."""
     nn = size * size
     h = 10 * nn
     path_n = np.empty(4 * nn + 16, dtype=np.int64)
@@ -367,6 +405,8 @@ def go_run(
             if child < 0:
                 n = go_legal(work, size, suicide, ko_mode, history, actions)
                 child = add_node(work[h + gf.F_TO_PLAY], actions, n, ni, nf, ef, ei, counts)
+                if child >= 0:
+                    node_priors(work, size, suicide, ni[child, 0], n, ei, ef, table, prior)
                 ei[e, 1] = child
                 node = child
                 break
@@ -374,10 +414,9 @@ def go_run(
         first[:] = 0
         color = work[h + gf.F_TO_PLAY]
         if ni[node, 1] == 0:
-            b, w = gf.area_score(work, size)
-            score = b - w - komi
+            value = _ended_value(work, size, komi, suicide, max_moves, rng, first, policy, table)
         else:
-            score = go_playout(work, size, komi, suicide, max_moves, rng, first, policy)
-        value = _outcome(score if color == 1 else -score)
+            score = go_playout(work, size, komi, suicide, max_moves, rng, first, policy, table)
+            value = _outcome(score if color == 1 else -score)
         backup(path_n, path_e, depth, node, value, first, nn, amaf, 0, ni, nf, ef, ei)
     return count

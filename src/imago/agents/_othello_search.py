@@ -6,6 +6,11 @@ mobility, potential mobility, corners, stable discs, discs, and the phase's ``mi
 (see ``data/othello_weights.json``). Values are from the side to move's point of view; a won
 game is worth ``WIN`` plus the disc difference, far beyond any evaluation.
 
+The ``*_patterns`` kernels search with the pattern evaluation of :mod:`._othello_patterns`
+instead (``table`` ``int32[stages, TABLE_SIZE]``, hundredths of a disc) and order moves by
+that evaluation of the children near the root, by the opponent's mobility one level above
+the leaves' parents, and by a fixed square priority just above the leaves.
+
 ``stats`` is ``int64[3]``: ``[nodes, node_limit (0 = none), aborted]``. The table is
 ``keys uint64[n, 2]`` (the two bitboards) and ``data int64[n, 4]``: depth, bound, value, move.
 """
@@ -15,6 +20,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from imago.agents import _othello_patterns as pat
 from imago.agents._othello_kernels import (
     CORNERS,
     U0,
@@ -268,3 +274,185 @@ def principal_variation(
         f = flips(p, o, sq)
         p, o = o ^ f, p | f | (U1 << np.uint64(sq))
     return n
+
+
+# -- the pattern-evaluation search -------------------------------------------------------------
+
+EVAL_ORDER_DEPTH = 3
+"""Nodes with at least this depth left order their moves by the children's evaluation."""
+MOBILITY_ORDER_DEPTH = 2
+"""Nodes with this depth left order by the opponent's mobility after the move."""
+
+# Fixed square priority (corners first, then edges and the centre, X-squares last).
+_SQUARE_PRIORITY = np.array(
+    [
+        9, 2, 7, 6, 6, 7, 2, 9,
+        2, 0, 3, 4, 4, 3, 0, 2,
+        7, 3, 5, 5, 5, 5, 3, 7,
+        6, 4, 5, 0, 0, 5, 4, 6,
+        6, 4, 5, 0, 0, 5, 4, 6,
+        7, 3, 5, 5, 5, 5, 3, 7,
+        2, 0, 3, 4, 4, 3, 0, 2,
+        9, 2, 7, 6, 6, 7, 2, 9,
+    ],
+    dtype=np.int64,
+)  # fmt: skip
+
+
+@numba.njit(cache=True)
+def order_moves_patterns(
+    p: np.uint64,
+    o: np.uint64,
+    moves: np.uint64,
+    first: int,
+    depth: int,
+    table: np.ndarray,
+    out: np.ndarray,
+) -> int:
+    """Write ``moves`` to ``out`` best first (``first``, then by ``depth``: the children's
+    evaluation, the opponent's mobility, or the square priority); the count."""
+    keys = np.empty(64, dtype=np.int64)
+    count = 0
+    while moves:
+        sq = lowest_square(moves)
+        moves &= moves - U1
+        if sq == first:
+            key = INF
+        elif depth >= EVAL_ORDER_DEPTH:
+            f = flips(p, o, sq)
+            np_ = p | f | (U1 << np.uint64(sq))
+            no = o ^ f
+            replies = legal_moves(no, np_)
+            if replies == U0:
+                key = INF // 2 - popcount(no)
+            else:
+                key = -pat.evaluate(no, np_, replies, table)
+        elif depth >= MOBILITY_ORDER_DEPTH:
+            f = flips(p, o, sq)
+            np_ = p | f | (U1 << np.uint64(sq))
+            no = o ^ f
+            key = _SQUARE_PRIORITY[sq] - 16 * popcount(legal_moves(no, np_))
+        else:
+            key = _SQUARE_PRIORITY[sq]
+        i = count
+        while i > 0 and keys[i - 1] < key:
+            keys[i] = keys[i - 1]
+            out[i] = out[i - 1]
+            i -= 1
+        keys[i] = key
+        out[i] = sq
+        count += 1
+    return count
+
+
+@numba.njit(
+    "int64(uint64, uint64, int64, int64, int64, int64, int64, int32[:, ::1], int64[::1],"
+    " uint64[:, ::1], int64[:, ::1])",
+    cache=True,
+)
+def negamax_patterns(
+    p: np.uint64,
+    o: np.uint64,
+    depth: int,
+    alpha: int,
+    beta: int,
+    ply: int,
+    top_k: int,
+    table: np.ndarray,
+    stats: np.ndarray,
+    keys: np.ndarray,
+    data: np.ndarray,
+) -> int:
+    """:func:`negamax` with the pattern evaluation ``table`` and its move ordering."""
+    stats[0] += 1
+    if stats[1] > 0 and stats[0] > stats[1]:
+        stats[2] = 1
+        return 0
+    moves = legal_moves(p, o)
+    if moves == U0:
+        if legal_moves(o, p) == U0:
+            return terminal_value(p, o)
+        return -negamax_patterns(
+            o, p, depth, -beta, -alpha, ply + 1, top_k, table, stats, keys, data
+        )
+    if depth <= 0:
+        return pat.evaluate(p, o, moves, table)
+    mask = keys.shape[0] - 1
+    slot = _slot(p, o, mask)
+    tt_move = -1
+    if keys[slot, 0] == p and keys[slot, 1] == o and data[slot, 0] >= 0:
+        tt_move = data[slot, 3]
+        if data[slot, 0] >= depth:
+            value = data[slot, 2]
+            bound = data[slot, 1]
+            if bound == BOUND_EXACT:
+                return value
+            if bound == BOUND_LOWER and value >= beta:
+                return value
+            if bound == BOUND_UPPER and value <= alpha:
+                return value
+    squares = np.empty(64, dtype=np.int64)
+    count = order_moves_patterns(p, o, moves, tt_move, depth, table, squares)
+    if top_k > 0 and ply >= 1 and count > top_k:
+        count = top_k
+    alpha0 = alpha
+    best = -INF
+    best_sq = squares[0]
+    for i in range(count):
+        sq = squares[i]
+        f = flips(p, o, sq)
+        np_ = p | f | (U1 << np.uint64(sq))
+        no = o ^ f
+        a = max(alpha, best)
+        if i == 0:
+            v = -negamax_patterns(
+                no, np_, depth - 1, -beta, -a, ply + 1, top_k, table, stats, keys, data
+            )
+        else:
+            v = -negamax_patterns(
+                no, np_, depth - 1, -a - 1, -a, ply + 1, top_k, table, stats, keys, data
+            )
+            if a < v < beta:
+                v = -negamax_patterns(
+                    no, np_, depth - 1, -beta, -v, ply + 1, top_k, table, stats, keys, data
+                )
+        if stats[2]:
+            return 0
+        if v > best:
+            best = v
+            best_sq = sq
+            if v >= beta:
+                break
+    keys[slot, 0] = p
+    keys[slot, 1] = o
+    data[slot, 0] = depth
+    data[slot, 2] = best
+    data[slot, 3] = best_sq
+    if best >= beta:
+        data[slot, 1] = BOUND_LOWER
+    elif best <= alpha0:
+        data[slot, 1] = BOUND_UPPER
+    else:
+        data[slot, 1] = BOUND_EXACT
+    return best
+
+
+@numba.njit(cache=True)
+def search_child_patterns(
+    p: np.uint64,
+    o: np.uint64,
+    sq: int,
+    depth: int,
+    alpha: int,
+    beta: int,
+    top_k: int,
+    table: np.ndarray,
+    stats: np.ndarray,
+    keys: np.ndarray,
+    data: np.ndarray,
+) -> int:
+    """:func:`search_child` with the pattern evaluation."""
+    f = flips(p, o, sq)
+    np_ = p | f | (U1 << np.uint64(sq))
+    no = o ^ f
+    return -negamax_patterns(no, np_, depth - 1, -beta, -alpha, 1, top_k, table, stats, keys, data)

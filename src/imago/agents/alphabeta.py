@@ -8,9 +8,13 @@ idea; ``top_k=0`` searches everything). The root is driven from Python: each ite
 searches every root move, and a time limit always lets depth 1 finish and returns the best move
 of the last completed depth.
 
-Othello: the evaluation follows 002's three phases (positional mask, mobility, potential
-mobility, corners, edge stability, and the disc difference late), with its weights in
-``data/othello_weights.json`` (or a file of the same shape named by the ``weights`` option).
+Othello: the evaluation is a pattern evaluation in the style of Logistello and Edax (edges
+with X-squares, corner 3x3 and 2x5 blocks, lines and diagonals, read as base-3 indices into
+one table per game stage, plus mobility), trained by least squares on the WTHOR database with
+``imago train patterns`` and shipped as ``data/othello_patterns.npz``; the ``weights`` option
+names another such ``.npz`` file, or a ``.json`` file of 002's hand-made phase evaluation
+(positional mask, mobility, potential mobility, corners, edge stability, and the disc
+difference late; the built-in one is ``data/othello_weights.json``, option value ``mask``).
 When ``endgame_empties`` or fewer squares are empty, the agent solves the position exactly with
 :class:`~imago.agents.endgame.EndgameSolver` (falling back to the heuristic search if the solve
 does not fit in the time).
@@ -25,6 +29,7 @@ legal, connected-looking moves and beats a random player; it is not a strong Go 
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import time
@@ -67,7 +72,9 @@ class AlphaBetaOptions:
     table_bits: int = 20
     """The transposition table has ``2**table_bits`` entries."""
     weights: str = ""
-    """Othello: a JSON weights file (empty: the built-in ``othello_weights.json``)."""
+    """Othello evaluation: a ``.npz`` pattern file or a ``.json`` mask weights file (empty:
+    the built-in pattern weights ``othello_patterns.npz``; ``mask``: the built-in
+    ``othello_weights.json``)."""
 
 
 def load_othello_weights(path: str | Path | None = None) -> npt.NDArray[np.int64]:
@@ -96,6 +103,74 @@ def load_othello_weights(path: str | Path | None = None) -> npt.NDArray[np.int64
     return table[np.argsort(-table[:, -1], kind="stable")]
 
 
+PATTERN_FORMAT = "imago-othello-patterns-1"
+"""The ``format`` entry of a pattern weights file."""
+PATTERN_FILE = "othello_patterns.npz"
+"""The built-in pattern weights (trained on WTHOR by ``imago train patterns``)."""
+
+
+class WeightsError(ValueError):
+    """An Othello weights file that cannot be used (wrong kind, shape or contents)."""
+
+
+def load_pattern_weights(path: str | Path | None = None) -> npt.NDArray[np.int32]:
+    """Read an Othello pattern weights file (``.npz``; the built-in one when ``path`` is
+    empty) into the ``int32[stages, table]`` array the search kernels use.
+
+    The file holds, per pattern of :mod:`imago.agents._othello_patterns`, its tied table
+    ``w_<name>`` (``int16[stages, classes]``, hundredths of a disc) and the ``mobility``
+    tables; they are expanded here to one full table per stage.
+    """
+    from imago.agents import _othello_patterns as pat
+
+    source: Any = Path(path) if path else resources.files("imago.agents") / "data" / PATTERN_FILE
+    name = str(path) if path else PATTERN_FILE
+    try:
+        with source.open("rb") as stream, np.load(stream, allow_pickle=False) as data:
+            arrays = {key: data[key] for key in data.files}
+    except (OSError, ValueError, EOFError) as error:
+        raise WeightsError(f"{name}: not a pattern weights file (.npz): {error}") from None
+    if "format" not in arrays or str(arrays["format"]) != PATTERN_FORMAT:
+        raise WeightsError(f"{name}: not an imago pattern weights file ({PATTERN_FORMAT})")
+    compact_of, starts = pat.tie_tables()
+    parts = []
+    for k, key in enumerate([f"w_{p.name}" for p in pat.PATTERNS] + ["mobility"]):
+        want = (pat.STAGES, int(starts[k + 1] - starts[k]))
+        table = arrays.get(key)
+        if table is None:
+            raise WeightsError(f"{name}: lacks the table {key!r}")
+        if table.shape != want or table.dtype.kind not in "iu":
+            raise WeightsError(
+                f"{name}: table {key!r} is {table.dtype}{list(table.shape)}, "
+                f"expected integers of shape {list(want)}"
+            )
+        parts.append(table.astype(np.int32))
+    compact = np.concatenate(parts, axis=1)
+    return np.ascontiguousarray(compact[:, compact_of])
+
+
+@functools.cache
+def _builtin_patterns() -> npt.NDArray[np.int32]:
+    """The built-in pattern table, read once per process (the search only reads it)."""
+    return load_pattern_weights()
+
+
+def load_evaluation(path: str | Path | None = None) -> tuple[str, np.ndarray]:
+    """``("patterns", table)`` or ``("mask", weights)``: the evaluation a ``weights`` option
+    names (``.npz``: a pattern file, ``.json``: mask weights, empty: the built-in patterns,
+    ``mask``: the built-in mask weights)."""
+    if not path:
+        return "patterns", _builtin_patterns()
+    if str(path) == "mask":
+        return "mask", load_othello_weights()
+    suffix = Path(path).suffix.lower()
+    if suffix == ".npz":
+        return "patterns", load_pattern_weights(path)
+    if suffix == ".json":
+        return "mask", load_othello_weights(path)
+    raise WeightsError(f"{path}: Othello weights are a .npz pattern file or a .json mask file")
+
+
 class _Backend(Protocol):
     """One game's root: its moves, and a search of one root move to a depth."""
 
@@ -121,13 +196,15 @@ class _OthelloBackend:
         legal = int(bb.legal_moves(self.p, self.o))
         self.squares = [sq for sq in range(64) if legal >> sq & 1]
         self.moves = [Move.play(Point(sq // 8, sq % 8)) for sq in self.squares]
-        self.weights = agent.othello_weights
+        kind, self.weights = agent.othello_evaluation
+        self._search = k.search_child_patterns if kind == "patterns" else k.search_child
         self.top_k = agent.options.top_k
         self.keys, self.data = agent.othello_table()
+        self.keeps_partial = True
 
     def search(self, index: int, depth: int, alpha: int, beta: int, stats: np.ndarray) -> int:
         return int(
-            self._k.search_child(
+            self._search(
                 self.p,
                 self.o,
                 self.squares[index],
@@ -230,6 +307,8 @@ class _Iteration:
     best: int
     values: list[int]
     order: list[int]
+    searched: int = -1
+    """How many root moves (first in ``order``) an interrupted iteration searched; -1: all."""
 
 
 class AlphaBetaAgent(Agent):
@@ -249,11 +328,18 @@ class AlphaBetaAgent(Agent):
             raise ValueError("table_bits must be in 10..26")
         self.options = options
         self.rng = rng
-        self.othello_weights = load_othello_weights(options.weights or None)
+        self._othello_evaluation = load_evaluation(options.weights) if options.weights else None
         self._othello_table: tuple[np.ndarray, np.ndarray] | None = None
         self._go_table: tuple[np.ndarray, np.ndarray] | None = None
         self._solver: Any = None
         self._nps = 200_000.0
+
+    @property
+    def othello_evaluation(self) -> tuple[str, np.ndarray]:
+        """The Othello evaluation: ``("patterns", table)`` or ``("mask", weights)``."""
+        if self._othello_evaluation is None:
+            self._othello_evaluation = ("patterns", _builtin_patterns())
+        return self._othello_evaluation
 
     # -- tables, kept between moves of a game --------------------------------------------------
     def othello_table(self) -> tuple[np.ndarray, np.ndarray]:
@@ -333,6 +419,9 @@ class AlphaBetaAgent(Agent):
             total_nodes += nodes
             if iteration is None:
                 break
+            if iteration.searched >= 0 and done is not None:
+                for index in iteration.order[iteration.searched :]:
+                    iteration.values[index] = done.values[index]
             done = iteration
             order = iteration.order
             result = self._result(backend, done, total_nodes, time.perf_counter() - start)
@@ -343,7 +432,7 @@ class AlphaBetaAgent(Agent):
                 break  # the next depth would most likely not finish
             if len(backend.moves) == 1 or abs(done.best) >= 500_000:
                 break
-            if stop is not None and stop.is_set():
+            if (stop is not None and stop.is_set()) or iteration.searched >= 0:
                 break
         return result
 
@@ -366,10 +455,10 @@ class AlphaBetaAgent(Agent):
             stats = np.zeros(3, dtype=np.int64)
             if not must_finish:
                 if stop is not None and stop.is_set():
-                    return None, nodes
+                    return self._partial(backend, depth, order, values, rank), nodes
                 limit_nodes = self._node_limit(deadline, node_budget, used + nodes)
                 if limit_nodes is not None and limit_nodes <= 0:
-                    return None, nodes
+                    return self._partial(backend, depth, order, values, rank), nodes
                 stats[1] = limit_nodes or 0
             t0 = time.perf_counter()
             if rank == 0:
@@ -381,11 +470,27 @@ class AlphaBetaAgent(Agent):
             nodes += int(stats[0])
             self._learn_speed(int(stats[0]), time.perf_counter() - t0)
             if stats[2]:
-                return None, nodes
+                return self._partial(backend, depth, order, values, rank), nodes
             values[index] = value
             best = max(best, value)
         new_order = sorted(order, key=lambda i: -values[i])
         return _Iteration(depth, best, values, new_order), nodes
+
+    @staticmethod
+    def _partial(
+        backend: _Backend, depth: int, order: list[int], values: list[int], done: int
+    ) -> _Iteration | None:
+        """An interrupted iteration worth keeping (backends with ``keeps_partial``): a root
+        move searched after the previous best proved better than it. Moves not reached keep
+        their previous order behind the searched ones."""
+        if not getattr(backend, "keeps_partial", False) or done < 2:
+            return None
+        searched = order[:done]
+        best = max(searched, key=lambda i: values[i])
+        if best == order[0]:
+            return None
+        ranked = sorted(searched, key=lambda i: -values[i]) + order[done:]
+        return _Iteration(depth, values[best], values, ranked, done)
 
     def _node_limit(self, deadline: float | None, node_budget: int | None, used: int) -> int | None:
         limits = []
@@ -433,7 +538,7 @@ class AlphaBetaAgent(Agent):
         seconds, _, node_budget = self._budget(limit)
         budget = node_budget
         if seconds is not None:
-            by_time = int(seconds * 0.5 * 5_000_000)
+            by_time = int(seconds * 0.7 * 6_000_000)
             budget = by_time if budget is None else min(budget, by_time)
         try:
             solved = self._solver.solve_state(state, node_limit=budget)
@@ -470,7 +575,7 @@ def moves_of(result: SearchResult) -> Sequence[Move]:
     "alphabeta",
     AlphaBetaOptions,
     games=("othello", "go"),
-    summary="iterative-deepening alpha-beta (Othello: phase evaluation + exact endgame solver)",
+    summary="iterative-deepening alpha-beta (Othello: WTHOR patterns + exact endgame solver)",
 )
 def _make_alphabeta(options: AlphaBetaOptions, rng: np.random.Generator) -> Agent:
     return AlphaBetaAgent(options, rng)

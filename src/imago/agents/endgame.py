@@ -1,10 +1,12 @@
 """Exact Othello endgame solver: the final disc difference under perfect play, and a best move.
 
 The search (numba, :mod:`imago.agents._endgame_kernels`) is negamax with alpha-beta over
-bitboards: a transposition table with bounds and best move, fastest-first move ordering,
-quadrant parity, principal variation search, a stability cutoff, and dedicated code for the last
-four empties. Scores are disc differences for the side to move with empty squares given to the
-winner (the rule the FFO test suite uses)::
+bitboards: the root solved by a sequence of null-window probes (MTD(f)), a transposition table
+with bounds and best move, enhanced transposition cutoffs, move ordering by a shallow probe far
+from the end and fastest-first nearer to it, quadrant parity, principal variation search, a
+stability cutoff, and dedicated code for the last three empties. Scores are disc differences
+for the side to move with empty squares given to the winner (the rule the FFO test suite
+uses)::
 
     >>> board = "O--OOOOX-OOOOOOXOOXXOOOXOOXOOOXXOOOOOOXX" "---OOOOX----O--X--------"  # FFO #40
     >>> result = EndgameSolver().solve_board(board, "X")
@@ -33,7 +35,8 @@ class EndgameResult:
 
     ``score`` is exact (final disc difference for the side to move). ``move`` is a best move
     (pass when the side to move has none). ``move_scores`` holds, for each legal move, its exact
-    score when every move was solved exactly, else an upper bound for all but the best.
+    score when every move was solved exactly (``exact_all``), else the best move first with
+    its exact score and an upper bound (at most ``score``) for each other move.
     """
 
     score: int
@@ -119,10 +122,12 @@ class EndgameSolver:
         self._data[:] = 0
         self._data[:, self._kernels.TT_EMPTIES] = -1
 
-    def solve_board(self, board: str, side: str, *, exact_all: bool = False) -> EndgameResult:
+    def solve_board(
+        self, board: str, side: str, *, exact_all: bool = False, node_limit: int | None = None
+    ) -> EndgameResult:
         """Solve a 64-character board (see :func:`parse_board`)."""
         player, opponent = parse_board(board, side)
-        return self.solve(player, opponent, exact_all=exact_all)
+        return self.solve(player, opponent, exact_all=exact_all, node_limit=node_limit)
 
     def solve_state(
         self, state: GameState, *, exact_all: bool = False, node_limit: int | None = None
@@ -138,8 +143,13 @@ class EndgameSolver:
         *,
         exact_all: bool = False,
         node_limit: int | None = None,
+        guess: int = 0,
     ) -> EndgameResult:
-        """Solve from bitboards. Raises :class:`SearchAborted` past ``node_limit`` nodes."""
+        """Solve from bitboards. Raises :class:`SearchAborted` past ``node_limit`` nodes.
+
+        Unless ``exact_all``, the root is solved by null-window probes starting at ``guess``
+        (an estimate of the score: the closer, the fewer nodes; any value gives the exact
+        score)."""
         from imago.agents import _othello_kernels as bb
 
         if player & opponent:
@@ -160,9 +170,13 @@ class EndgameSolver:
         squares = np.array([sq for sq in range(64) if moves >> sq & 1], dtype=np.int64)
         squares = self._root_order(p, o, squares)
         scores = np.zeros(len(squares), dtype=np.int64)
-        best = k.solve_moves(
-            p, o, squares, scores, exact_all, stats, self._keys, self._data, self._scratch
-        )
+        if exact_all:
+            best = k.solve_moves(
+                p, o, squares, scores, True, stats, self._keys, self._data, self._scratch
+            )
+        else:
+            k.solve_root(p, o, squares, scores, guess, stats, self._keys, self._data, self._scratch)
+            best = 0
         self._check(stats)
         pairs = tuple((square_move(int(sq)), int(v)) for sq, v in zip(squares, scores, strict=True))
         return EndgameResult(
@@ -175,7 +189,8 @@ class EndgameSolver:
         )
 
     def _root_order(self, p: np.uint64, o: np.uint64, squares: np.ndarray) -> np.ndarray:
-        """Order root moves by a shallow exact-or-heuristic probe: fastest first."""
+        """Order root moves fastest first (fewest replies for the opponent); the root probes
+        then move each probe's best move to the front."""
         from imago.agents import _othello_kernels as bb
 
         keys = []

@@ -10,9 +10,17 @@ One search serves random playouts today and a neural network later (the shape of
   :class:`PUCT` (AlphaZero: ``Q + c * P * sqrt(N) / (1 + n)``);
 * a **leaf evaluator** returns a value and optional priors: :class:`RandomPlayoutEvaluator`
   runs a numba random playout (Go: no filling of one's own true eyes) and reports which colour
-  played each point first, for RAVE. Go playouts have two policies (``playout_policy``):
-  ``random`` (the default) and ``heavy`` (captures and atari escapes answering the last move,
-  no self-atari of groups of two or more stones; :mod:`imago.agents._go_playout_kernels`).
+  played each point first, for RAVE. Go playouts have three policies (``playout_policy``):
+  ``random`` (uniform sensible moves), ``heavy`` (captures and atari escapes answering the
+  last move, no self-atari of groups of two or more stones;
+  :mod:`imago.agents._go_playout_kernels`) and ``pattern`` (the default: heavy plus MoGo-style
+  3x3 shape patterns around the last move; :mod:`imago.agents._go_patterns`);
+* Go **prior knowledge**: a node's children start with virtual AMAF visits and wins from
+  captures, atari escapes, self-atari, edge, pattern and proximity terms
+  (:func:`imago.agents._go_patterns.node_priors`, weight ``prior_weight``), so MC-RAVE tries
+  sensible moves first. A Go game ended by two passes in the tree is worth, to the player who
+  passed last, the worse of its Tromp-Taylor count and its played-out score (dead stones
+  removed, as GNU Go and the arena score), so the agent passes only when it wins under both.
 
 Each node keeps its children's statistics as numpy arrays on the parent (``child_n``,
 ``child_w``, ``prior``, ``amaf_n``, ``amaf_w``), so a selection is one vectorised expression.
@@ -72,9 +80,12 @@ class MCTSConfig:
     resign_min_visits: int = 200
     virtual_loss: int = 1
     max_playout_moves: int = 1000
-    playout_policy: str = "random"
-    """Go playouts: ``"random"`` (uniform sensible moves) or ``"heavy"`` (captures and atari
-    escapes answering the last move, no self-atari of groups of two or more stones)."""
+    playout_policy: str = "pattern"
+    """Go playouts: ``"random"`` (uniform sensible moves), ``"heavy"`` (captures and atari
+    escapes answering the last move, no self-atari of groups of two or more stones) or
+    ``"pattern"`` (heavy plus 3x3 shape patterns around the last move)."""
+    prior_weight: float = 1.0
+    """Go: scale of the prior virtual visits and wins given to new children (0: none)."""
 
 
 # -- the game as the search sees it -------------------------------------------------------------
@@ -98,6 +109,10 @@ class SearchGame(Protocol):
     def playout(self, sim: Any, first: npt.NDArray[np.int8]) -> float: ...
 
     def run(self, tree: Tree, count: int, rule: int, config: MCTSConfig) -> int: ...
+
+    def init_node(self, tree: Tree, node: int, sim: Any) -> None:
+        """Set the prior statistics of a node just added for position ``sim``."""
+        ...
 
     def move(self, action: int) -> Move: ...
 
@@ -164,6 +179,9 @@ class _OthelloGame:
             )
         )
 
+    def init_node(self, tree: Tree, node: int, sim: Any) -> None:
+        pass
+
     def move(self, action: int) -> Move:
         return Move.PASS if action == 64 else Move.from_action(action, 8)
 
@@ -171,8 +189,9 @@ class _OthelloGame:
 class _GoGame:
     """Go positions as fastpath state arrays; superko checked against the game's history."""
 
-    def __init__(self, state: GameState, max_moves: int, seed: int, policy: str = "random") -> None:
+    def __init__(self, state: GameState, config: MCTSConfig, seed: int) -> None:
         from imago.agents import _mcts_kernels as k
+        from imago.agents._go_patterns import pattern_table
         from imago.games.go import fastpath as gf
 
         rules: Any = state.rules  # type: ignore[attr-defined]
@@ -188,10 +207,12 @@ class _GoGame:
         self._root = gf.to_arrays(state)  # type: ignore[arg-type]
         self._header = 10 * self.size * self.size
         self._buf = np.empty(self.num_actions, dtype=np.int64)
-        self.max_moves = max_moves
+        self.max_moves = config.max_playout_moves
         self._work = np.empty_like(self._root)
         self._rng = gf.seed_rng(seed)
-        self.policy = _PLAYOUT_POLICIES[policy]
+        self.policy = _PLAYOUT_POLICIES[config.playout_policy]
+        self.prior_weight = config.prior_weight
+        self._table = pattern_table()
 
     def root(self) -> Any:
         return self._root.copy()
@@ -208,8 +229,21 @@ class _GoGame:
         return int(sim[self._header])
 
     def final_value(self, sim: Any) -> float:
-        black, white = self._gf.area_score(sim, self.size)
-        return self._score_value(black - white - self.komi, self.to_play(sim))
+        # As in ``go_run``: the last passer gets the worse of the counted and played-out scores.
+        first = np.zeros(self.num_actions, dtype=np.int8)
+        return float(
+            self._k._ended_value(
+                sim.copy(),
+                self.size,
+                self.komi,
+                self.suicide,
+                self.max_moves,
+                self._rng,
+                first,
+                self.policy,
+                self._table,
+            )
+        )
 
     def playout(self, sim: Any, first: npt.NDArray[np.int8]) -> float:
         color = self.to_play(sim)
@@ -223,6 +257,7 @@ class _GoGame:
             self._rng,
             first,
             self.policy,
+            self._table,
         )
         return self._score_value(float(score), color)
 
@@ -249,7 +284,25 @@ class _GoGame:
                 tree.ei,
                 tree.counts,
                 _PLAYOUT_POLICIES[config.playout_policy],
+                self._table,
+                config.prior_weight,
             )
+        )
+
+    def init_node(self, tree: Tree, node: int, sim: Any) -> None:
+        from imago.agents._go_patterns import node_priors
+
+        first, count = int(tree.ni[node, 0]), int(tree.ni[node, 1])
+        node_priors(
+            sim,
+            self.size,
+            self.suicide,
+            first,
+            count,
+            tree.ei,
+            tree.ef,
+            self._table,
+            self.prior_weight,
         )
 
     @staticmethod
@@ -261,7 +314,7 @@ class _GoGame:
         return Move.from_action(action, self.size)
 
 
-_PLAYOUT_POLICIES = {"random": 0, "heavy": 1}
+_PLAYOUT_POLICIES = {"random": 0, "heavy": 1, "pattern": 2}
 """Go playout policies by name (codes of :mod:`imago.agents._go_playout_kernels`)."""
 
 
@@ -443,6 +496,7 @@ class MCTS:
         tree = Tree(game.num_actions)
         sim = game.root()
         tree.root = tree.add(game.to_play(sim), game.legal(sim))
+        game.init_node(tree, tree.root, sim)
         self.add_noise(tree)
         return tree
 
@@ -501,6 +555,7 @@ class MCTS:
             child = int(tree.ei[e, 1])
             if child < 0:
                 child = tree.add(game.to_play(sim), game.legal(sim))
+                game.init_node(tree, child, sim)
                 tree.ei[e, 1] = child
                 node = child
                 break
@@ -549,9 +604,12 @@ class MCTSOptions:
     reuse: bool = True
     """Keep the tree between moves."""
     dirichlet_alpha: float = 0.0
-    playout_policy: str = "random"
-    """Go playouts: ``random`` (uniform sensible moves) or ``heavy`` (capture / atari escape
-    answering the last move, no self-atari of groups of two or more stones)."""
+    playout_policy: str = "pattern"
+    """Go playouts: ``random`` (uniform sensible moves), ``heavy`` (capture / atari escape
+    answering the last move, no self-atari of groups of two or more stones) or ``pattern``
+    (heavy plus 3x3 shape patterns around the last move)."""
+    priors: float = 1.0
+    """Go: weight of the prior knowledge given to new tree nodes (0: none)."""
 
 
 class MCTSAgent(Agent):
@@ -574,6 +632,7 @@ class MCTSAgent(Agent):
             resign_threshold=options.resign,
             dirichlet_alpha=options.dirichlet_alpha,
             playout_policy=options.playout_policy,
+            prior_weight=options.priors,
         )
         rule: SelectionRule = RaveUCT() if options.rave else UCT()
         self.search = MCTS(self.config, rule, RandomPlayoutEvaluator(), rng)
@@ -589,7 +648,7 @@ class MCTSAgent(Agent):
         if state.game == "othello":
             return _OthelloGame(state, seed)
         if state.game == "go":
-            return _GoGame(state, self.config.max_playout_moves, seed, self.config.playout_policy)
+            return _GoGame(state, self.config, seed)
         raise ValueError(f"the MCTS agent does not play {state.game}")
 
     def _reused_tree(self, state: GameState, game: SearchGame) -> Tree:
@@ -713,7 +772,7 @@ def candidate_moves(result: SearchResult) -> Sequence[Move]:
     "mcts",
     MCTSOptions,
     games=("go", "othello"),
-    summary="Monte Carlo tree search with random playouts (UCT / MC-RAVE)",
+    summary="Monte Carlo tree search with playouts (UCT / MC-RAVE; Go: patterns and priors)",
 )
 def _make_mcts(options: MCTSOptions, rng: np.random.Generator) -> Agent:
     return MCTSAgent(options, rng)

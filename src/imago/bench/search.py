@@ -21,8 +21,16 @@ def _ffo_positions(data_dir: Path | None, first: int, last: int) -> list[list[st
     return [row for row in rows if first <= int(row[0]) <= last]
 
 
-def _solve_ffo(rows: list[list[str]], prefix: str) -> list[Figure]:
-    from imago.agents.endgame import EndgameSolver
+HARD_NODE_CAP = 2_000_000_000
+"""Per-position node cap of ``search.endgame_hard`` (about 3 CPU-minutes at 11 M nodes/s)."""
+
+
+def _solve_ffo(rows: list[list[str]], prefix: str, node_cap: int | None = None) -> list[Figure]:
+    """Solve each FFO row with a cleared table; wall and CPU seconds, nodes, correctness.
+
+    With ``node_cap`` a position that needs more nodes is given up and reported as capped
+    (its time still counts in the totals)."""
+    from imago.agents.endgame import EndgameSolver, SearchAborted
 
     solver = EndgameSolver(table_bits=22)
     solver.solve_board(rows[0][1].replace("-", "X", 60), "X")  # compile outside the timing
@@ -31,10 +39,30 @@ def _solve_ffo(rows: list[list[str]], prefix: str) -> list[Figure]:
     total_cpu = 0.0
     total_nodes = 0
     correct = 0
+    capped = 0
     for row in rows:
         solver.clear()
         cpu = time.process_time()
-        result = solver.solve_board(row[1], row[2])
+        wall = time.perf_counter()
+        try:
+            result = solver.solve_board(row[1], row[2], node_limit=node_cap)
+        except SearchAborted:
+            cpu = time.process_time() - cpu
+            wall = time.perf_counter() - wall
+            total_cpu += cpu
+            total_time += wall
+            total_nodes += node_cap or 0
+            capped += 1
+            figures.append(
+                Figure(
+                    f"{prefix}.ffo{row[0]}",
+                    wall,
+                    "s",
+                    f"{row[5]} empties, NOT SOLVED within the cap of {node_cap:,} nodes, "
+                    f"{cpu:.2f} s CPU",
+                )
+            )
+            continue
         cpu = time.process_time() - cpu
         total_cpu += cpu
         ok = result.score == int(row[4]) and result.move_text in row[3].split(",")
@@ -54,8 +82,13 @@ def _solve_ffo(rows: list[list[str]], prefix: str) -> list[Figure]:
     figures.append(Figure(f"{prefix}.total", total_time, "s", f"{len(rows)} positions, wall"))
     figures.append(Figure(f"{prefix}.total_cpu", total_cpu, "s", "CPU time of this process"))
     figures.append(Figure(f"{prefix}.correct", correct, "positions", f"of {len(rows)}"))
+    if node_cap is not None:
+        figures.append(Figure(f"{prefix}.capped", capped, "positions", f"over {node_cap:,} nodes"))
     figures.append(
         Figure(f"{prefix}.nodes_per_second", total_nodes / max(total_time, 1e-9), "nodes/s")
+    )
+    figures.append(
+        Figure(f"{prefix}.nodes_per_cpu_second", total_nodes / max(total_cpu, 1e-9), "nodes/s")
     )
     return figures
 
@@ -68,12 +101,15 @@ def endgame(config: BenchConfig) -> list[Figure]:
     return _solve_ffo(rows, "search.endgame")
 
 
-@benchmark("search.endgame_hard", "exact Othello solver on FFO #50-#59 (long; skipped by --quick)")
+@benchmark(
+    "search.endgame_hard",
+    "exact Othello solver on FFO #50-#59, each capped at HARD_NODE_CAP nodes (skipped by --quick)",
+)
 def endgame_hard(config: BenchConfig) -> list[Figure]:
     rows = _ffo_positions(config.data_dir, 50, 59)
     if not rows or config.quick:
         return [Figure("search.endgame_hard.skipped", 0, "", "quick run or no data")]
-    return _solve_ffo(rows, "search.endgame_hard")
+    return _solve_ffo(rows, "search.endgame_hard", node_cap=HARD_NODE_CAP)
 
 
 @benchmark("search.alphabeta", "alpha-beta nodes per second (Othello and 9x9 Go midgames)")
@@ -84,27 +120,31 @@ def alphabeta(config: BenchConfig) -> list[Figure]:
     from imago.games import make
 
     figures = []
-    for game, depth, opening in (
-        ("othello", 7, ["f5", "d6", "c3", "d3", "c4", "f4", "f6", "f3", "e6", "e7"]),
-        ("go", 3, ["E5", "E3", "C4", "G5", "D6", "F6"]),
+    for game, depth, opening, weights in (
+        ("othello", 9, ["f5", "d6", "c3", "d3", "c4", "f4", "f6", "f3", "e6", "e7"], ""),
+        ("othello", 9, ["f5", "d6", "c3", "d3", "c4", "f4", "f6", "f3", "e6", "e7"], "mask"),
+        ("go", 3, ["E5", "E3", "C4", "G5", "D6", "F6"], ""),
     ):
         state = make(game) if game == "othello" else make(game, size=9)
         for text in opening:
             state = state.play(state.parse_move(text))
         depth_used = depth - 1 if config.quick else depth
         rates = []
+        options = {"endgame_empties": "0"} | ({"weights": weights} if weights else {})
         for _ in range(max(1, config.repeats // 2)):
-            agent = make_agent("alphabeta", game, {"endgame_empties": "0"}, seed=1)
+            agent = make_agent("alphabeta", game, options, seed=1)
             agent.select_move(state, Limit(depth=1))
             agent.reset()
             result = agent.select_move(state, Limit(depth=depth_used))
             rates.append(result.nodes / max(result.seconds, 1e-9))
+        evaluation = {"": "pattern evaluation", "mask": "002's mask evaluation"}[weights]
         figures.append(
             Figure(
-                f"search.alphabeta.{game}_nodes_per_second",
+                f"search.alphabeta.{game}{'_' + weights if weights else ''}_nodes_per_second",
                 float(np.median(rates)),
                 "nodes/s",
-                f"depth {depth_used} after {len(opening)} moves",
+                f"depth {depth_used} after {len(opening)} moves"
+                + (f", {evaluation}" if game == "othello" else ""),
             )
         )
     return figures
@@ -126,12 +166,18 @@ def _openspiel_rate(game: str, simulations: int, c: float) -> float | None:
     return simulations / (time.perf_counter() - start)
 
 
-def _imago_rate(game: str, simulations: int, c: float, rave: bool) -> float:
+def _imago_rate(
+    game: str, simulations: int, c: float, rave: bool, *, default: bool = False
+) -> float:
+    """Simulations/s of the mcts agent; Go playouts uniformly random (OpenSpiel's kind)
+    unless ``default`` (the agent's default playout policy and priors)."""
     from imago.agents import Limit, make_agent
     from imago.games import make
 
     state = make(game) if game == "othello" else make(game, size=9)
     options = {"c": str(c), "rave": str(rave), "reuse": "false", "resign": "0"}
+    if game == "go" and not default:
+        options |= {"playout_policy": "random", "priors": "0"}
     agent = make_agent("mcts", game, options, seed=1)
     agent.select_move(state, Limit(playouts=200))
     agent.reset()
@@ -151,6 +197,18 @@ def mcts(config: BenchConfig) -> list[Figure]:
         note = f"{simulations} simulations, UCT c={c}, one random playout per leaf"
         figures.append(Figure(f"search.mcts.{game}_uct", ours, "sims/s", note))
         figures.append(Figure(f"search.mcts.{game}_rave", rave, "sims/s", note))
+        if game == "go":
+            default = statistics.median(
+                _imago_rate(game, simulations, c, True, default=True) for _ in range(rounds)
+            )
+            figures.append(
+                Figure(
+                    "search.mcts.go_default",
+                    default,
+                    "sims/s",
+                    f"{simulations} simulations, the agent's defaults (playouts, priors)",
+                )
+            )
         rates = [_openspiel_rate(game, simulations, c) for _ in range(rounds)]
         theirs = [r for r in rates if r is not None]
         if theirs:
@@ -216,13 +274,16 @@ def vs_random(config: BenchConfig) -> list[Figure]:
     return figures
 
 
-@benchmark("search.go_playout_policy", "9x9 Go MCTS playouts/s from the start: random vs heavy")
+@benchmark(
+    "search.go_playout_policy", "9x9 Go MCTS playouts/s from the start: random, heavy, pattern"
+)
 def go_playout_policy(config: BenchConfig) -> list[Figure]:
     import time
 
     import numpy as np
 
     from imago.agents import _mcts_kernels as mk
+    from imago.agents._go_patterns import POLICY_PATTERN, pattern_table
     from imago.agents._go_playout_kernels import POLICY_HEAVY, POLICY_RANDOM
     from imago.games.go import fastpath, new_game
 
@@ -230,13 +291,15 @@ def go_playout_policy(config: BenchConfig) -> list[Figure]:
     start = fastpath.to_arrays(position)
     count = 200 if config.quick else 2000
     rates = {}
-    for name, policy in (("random", POLICY_RANDOM), ("heavy", POLICY_HEAVY)):
+    table = pattern_table()
+    policies = (("random", POLICY_RANDOM), ("heavy", POLICY_HEAVY), ("pattern", POLICY_PATTERN))
+    for name, policy in policies:
         rng = fastpath.seed_rng(1)
 
         def run(policy: int = policy, rng: np.ndarray = rng) -> None:
             for _ in range(count):
                 first = np.zeros(82, dtype=np.int8)
-                mk.go_playout(start.copy(), 9, 7.0, False, 1000, rng, first, policy)
+                mk.go_playout(start.copy(), 9, 7.0, False, 1000, rng, first, policy, table)
 
         run()  # compile or load from the cache
         started = time.thread_time()
@@ -245,5 +308,9 @@ def go_playout_policy(config: BenchConfig) -> list[Figure]:
     return [
         Figure("search.go_playouts_random_s", rates["random"], "playouts/cpu-s"),
         Figure("search.go_playouts_heavy_s", rates["heavy"], "playouts/cpu-s"),
+        Figure("search.go_playouts_pattern_s", rates["pattern"], "playouts/cpu-s"),
         Figure("search.go_heavy_cost", rates["random"] / rates["heavy"], "x", "random / heavy"),
+        Figure(
+            "search.go_pattern_cost", rates["random"] / rates["pattern"], "x", "random / pattern"
+        ),
     ]

@@ -3,6 +3,7 @@
 ``imago train dataset SOURCES... --game othello --out DIR``
 ``imago train supervised --game othello --data PATH --model b6c64 --out DIR``
 ``imago train export MODEL --onnx FILE``
+``imago train patterns WTHOR_FOLDER --out FILE.npz`` (the Othello alpha-beta evaluation)
 """
 
 from __future__ import annotations
@@ -365,6 +366,91 @@ def export(
     except (ModelError, ImportError) as error:
         raise fail(str(error)) from None
     console.print(f"wrote {onnx}")
+
+
+@train_app.command("patterns")
+def patterns(
+    wthor: Path = typer.Argument(..., help="A folder of WTHOR .wtb files, or .wtb files."),
+    out: Path = typer.Option(..., "--out", "-o", help="The weights file to write (.npz)."),
+    epochs: int = typer.Option(10, help="Passes over the training positions."),
+    lr: float = typer.Option(0.002, help="SGD step per disc of error and feature, epoch 1."),
+    decay: float = typer.Option(0.7, help="Learning-rate factor per epoch."),
+    validate_from: int = typer.Option(2023, help="Hold out games of this year on (0: none)."),
+    target: str = typer.Option("mixed", help="mixed (WTHOR theoretical score early) or final."),
+    theory_empties: int = typer.Option(18, help="mixed: theoretical score from this many empties."),
+    max_games: int = typer.Option(0, help="At most this many training games (0: all)."),
+    seed: int = typer.Option(1, help="Seed of the shuffling."),
+    resume: bool = typer.Option(False, help="Continue from --out's last finished epoch."),
+) -> None:
+    """Fit the Othello alpha-beta agent's pattern evaluation to WTHOR games (least squares)."""
+    from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+
+    from imago.agents.alphabeta import WeightsError
+    from imago.records.wthor import WthorError
+    from imago.train import othello_patterns as op
+
+    config = op.PatternTrainConfig(
+        epochs=epochs,
+        learning_rate=lr,
+        decay=decay,
+        validate_from=validate_from,
+        target=target,
+        theory_empties=theory_empties,
+        seed=seed,
+        max_games=max_games,
+    )
+    try:
+        config.check()
+        files = op.wthor_files(wthor) if wthor.is_dir() else [wthor]
+        weights, first = None, 0
+        if resume and out.exists():
+            weights, info = op.read_weights(out)
+            first = int(str(info.get("epochs_done", 0)))
+        with console.status("replaying WTHOR games"):
+            train_set, valid_set = op.load_positions(files, config)
+    except (ValueError, OSError, WthorError, WeightsError) as error:
+        raise fail(str(error)) from None
+    console.print(
+        f"{len(train_set):,} training positions ({train_set.games:,} games), "
+        f"{len(valid_set):,} validation positions ({valid_set.games:,} games)"
+    )
+
+    def on_epoch(report: op.EpochReport, w: Any) -> None:
+        info = {**op.config_info(config), "epochs_done": report.epoch + 1}
+        info |= {"train_rmse": report.train_rmse, "valid_rmse": report.valid_rmse}
+        op.save_weights(out, w, info=info)
+        stages = " ".join(f"{x:.1f}" for x in report.valid_stage_rmse)
+        bar.console.print(
+            f"epoch {report.epoch + 1}: lr {report.learning_rate:.5f}  train RMSE "
+            f"{report.train_rmse:.3f}  valid RMSE {report.valid_rmse:.3f} MAE "
+            f"{report.valid_mae:.3f} discs  (by stage: {stages})"
+        )
+
+    columns = (
+        TextColumn("[bold]epoch {task.fields[epoch]}"),
+        BarColumn(),
+        TextColumn("{task.completed:,}/{task.total:,} positions"),
+        TimeRemainingColumn(),
+    )
+    with Progress(*columns, console=console) as bar:
+        task = bar.add_task("patterns", total=len(train_set), epoch=first + 1)
+
+        def on_progress(epoch: int, done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total, epoch=epoch + 1)
+
+        try:
+            op.train(
+                train_set,
+                valid_set,
+                config,
+                weights=weights,
+                first_epoch=first,
+                on_epoch=on_epoch,
+                on_progress=on_progress,
+            )
+        except ValueError as error:
+            raise fail(str(error)) from None
+    console.print(f"weights written to {out}")
 
 
 def register(app: typer.Typer) -> None:

@@ -1,0 +1,266 @@
+"""Go knowledge of the MCTS agent: 3x3 patterns, the pattern playout policy, node priors, and
+regression checks of the search's win-rate perspective and komi sign."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from imago.agents import Limit, make_agent
+from imago.core import Color
+from imago.core.move import Move
+from imago.games import make
+from imago.games.go import GoPosition, GoRules
+
+
+def _code(diagram: str, point: str) -> tuple[np.ndarray, int, int]:
+    from imago.agents import _go_patterns as gp
+    from imago.games.go import fastpath as gf
+
+    position = GoPosition.from_diagram(diagram)
+    s = gf.to_arrays(position)
+    p = position.parse_move(point).to_action(position.size)
+    return s, p, int(gp.code3x3(s, position.size, p))
+
+
+@pytest.mark.parametrize(
+    ("diagram", "point", "matches"),
+    [
+        # hane: X O X above an empty row (C3 is the centre)
+        (
+            """
+            . . . . .
+            . X O X .
+            . . . . .
+            . . . . .
+            . . . . .
+            """,
+            "C3",
+            True,
+        ),
+        # the same shape rotated and with the colours swapped
+        (
+            """
+            . . . . .
+            . . . O .
+            . . . X .
+            . . . O .
+            . . . . .
+            """,
+            "C3",
+            True,
+        ),
+        # a cutting point: X on B4, O on C4 and B3, C3 empty
+        (
+            """
+            . . . . .
+            . X O . .
+            . O . . .
+            . . . . .
+            . . . . .
+            """,
+            "C3",
+            True,
+        ),
+        # nothing around: no pattern
+        (
+            """
+            . . . . .
+            . . . . .
+            . . . . .
+            . . . . .
+            . . . . .
+            """,
+            "C3",
+            False,
+        ),
+        # a lone stone diagonally: no pattern
+        (
+            """
+            . . . . .
+            . X . . .
+            . . . . .
+            . . . . .
+            . . . . .
+            """,
+            "C3",
+            False,
+        ),
+    ],
+)
+def test_pattern_table(diagram: str, point: str, matches: bool) -> None:
+    from imago.agents._go_patterns import pattern_table
+
+    _, _, code = _code(diagram, point)
+    assert bool(pattern_table()[code]) is matches
+
+
+def test_pattern_codes_on_the_edge() -> None:
+    _, _, code = _code(
+        """
+        . . . . .
+        . . . . .
+        . . . . .
+        . . . . .
+        . . . . .
+        """,
+        "A1",
+    )
+    # A1: W, SW, S, SE, NW off the board (3); N, NE, E empty (0)
+    fields = [(code >> (2 * i)) & 3 for i in range(8)]  # NW N NE W E SW S SE
+    assert fields == [3, 0, 0, 3, 0, 3, 3, 3]
+
+
+def test_pattern_playouts_play_legal_moves_only() -> None:
+    from imago.agents import _go_patterns as gp
+    from imago.games.go import fastpath as gf
+
+    table = gp.pattern_table()
+    rng = gf.seed_rng(5)
+    for _ in range(20):
+        s = gf.new_state(7)
+        buf = np.empty(49, dtype=np.int64)
+        work = np.empty_like(s)
+        for _ in range(200):
+            h = gf.header(7)
+            if s[h + gf.F_PASSES] >= 2:
+                break
+            color = int(s[h + gf.F_TO_PLAY])
+            a = gp.pattern_policy_move(s, 7, color, False, rng, buf, work, table)
+            assert gf.play(s, 7, a, color, False) == gf.OK
+
+
+def _priors(position: GoPosition) -> dict[str, float]:
+    """Each legal move's prior win rate (virtual wins / virtual visits) at ``position``."""
+    from imago.agents import _go_patterns as gp
+    from imago.agents import _mcts_kernels as mk
+    from imago.games.go import fastpath as gf
+
+    size = position.size
+    s = gf.to_arrays(position)
+    out = np.empty(size * size + 1, dtype=np.int64)
+    n = mk.go_legal(s, size, False, 0, np.empty(0, dtype=np.int64), out)
+    ei = np.zeros((n, 2), dtype=np.int64)
+    ei[:, 0] = out[:n]
+    ef = np.zeros((n, 5))
+    gp.node_priors(s, size, False, 0, n, ei, ef, gp.pattern_table(), 1.0)
+    assert not ef[:, :2].any()  # the edges' own statistics stay pure
+    names = [position.format_move(Move.from_action(int(a), size)) for a in out[:n]]
+    return {name: float(ef[i, 3] / max(ef[i, 2], 1)) for i, name in enumerate(names)}
+
+
+def test_priors_favour_captures_and_escapes_and_punish_self_atari() -> None:
+    # Black to move. The white stone on D4 is in atari (Black captures on E4). Black A1 would
+    # put the three stones A1-A3 into atari (their only liberty then A4).
+    position = GoPosition.from_diagram(
+        """
+        . . . . . . .
+        . . . . . . .
+        . . . X . . .
+        . . X O . . .
+        X O . X . . .
+        X O . . . . .
+        . O . . . . .
+        """
+    )
+    prior = _priors(position)
+    assert prior["E4"] > 0.7
+    assert prior["A1"] < 0.35
+    assert prior["A1"] < prior["A4"]
+    assert prior["pass"] == 0.0  # none
+    assert prior["G7"] < prior["C5"]  # the empty corner's first line against a contact point
+
+
+def test_prior_weight_zero_leaves_edges_untouched() -> None:
+    from imago.agents import _go_patterns as gp
+    from imago.games.go import fastpath as gf
+
+    s = gf.to_arrays(GoPosition.empty(9))
+    ei = np.zeros((3, 2), dtype=np.int64)
+    ei[:, 0] = [0, 40, 81]
+    ef = np.zeros((3, 5))
+    gp.node_priors(s, 9, False, 0, 3, ei, ef, gp.pattern_table(), 0.0)
+    assert not ef.any()
+
+
+@pytest.mark.parametrize("to_play", [Color.BLACK, Color.WHITE])
+def test_win_rate_perspective_and_komi(to_play: Color) -> None:
+    # Both sides are alive with three eyes each and only pass is left: Black has 15 points,
+    # White 10. With komi 0.5 Black wins by 4.5; with komi 7 White wins by 2. The root win rate
+    # is the player to move's.
+    diagram = """
+        X . X O .
+        X X X O O
+        . X X O .
+        X X X O O
+        X . X O .
+        """
+    for komi, black_wins in ((0.5, True), (7.0, False)):
+        rules = GoRules(komi=komi)
+        position = GoPosition.from_diagram(diagram, to_play=to_play, rules=rules)
+        agent = make_agent("mcts", "go", {"resign": "0"}, seed=1)
+        result = agent.select_move(position, Limit(playouts=200))
+        assert result.move.is_pass
+        assert result.winrate is not None
+        assert (result.winrate > 0.9) is (black_wins is (to_play == Color.BLACK))
+
+
+@pytest.mark.parametrize("policy", ["random", "pattern"])
+def test_answers_an_atari_on_a_big_group(policy: str) -> None:
+    # The black group C5-C4-D4 has one liberty left, D3; extending there gives it two
+    # (E3, D2) and nothing can be captured instead. (Komi -10 keeps the game open for Black.)
+    position = GoPosition.from_diagram(
+        """
+        . . . . . . .
+        . . O O . . .
+        . O X O O . .
+        . O X X O . .
+        . . O . . . .
+        . . . . . . .
+        . . . . . . .
+        """,
+        rules=GoRules(komi=-10.0),
+    )
+    agent = make_agent("mcts", "go", {"playout_policy": policy, "resign": "0"}, seed=2)
+    result = agent.select_move(position, Limit(playouts=3000))
+    assert result.move == position.parse_move("D3")
+
+
+def test_go_tree_reused_after_the_opponents_reply() -> None:
+    from imago.agents.mcts import MCTSAgent
+
+    state = make("go", size=9)
+    agent = make_agent("mcts", "go", {}, seed=3)
+    assert isinstance(agent, MCTSAgent)
+    result = agent.select_move(state, Limit(playouts=2000))
+    assert len(result.pv) >= 2
+    after = state.play(result.move).play(result.pv[1])  # the expected reply is in the tree
+    tree = agent._reused_tree(after, agent._game(after))
+    assert tree.nf[tree.root] > 0  # statistics kept, not a fresh root
+    assert after.is_legal(agent.select_move(after, Limit(playouts=200)).move)
+
+
+@pytest.mark.parametrize("policy", ["random", "pattern"])
+def test_two_passes_are_scored_with_dead_stones_removed(policy: str) -> None:
+    # White has passed; Black to play. The black stone on F4 is dead inside White's area.
+    # Counted as it stands (Tromp-Taylor) it spoils White's F5 and F3 and Black "wins" by 1.5
+    # after a pass; with it removed, as GNU Go and the arena score, White wins by 2.5
+    # (28 - 21 - 9.5 < 0). Regression: the search used to count the two-pass position as it
+    # stood, so it passed here believing it won; now the last passer gets the worse of the
+    # two scores.
+    position = GoPosition.from_diagram(
+        """
+        . X . X O . O
+        X X X X O O O
+        . X . X O . O
+        X X X X O X O
+        . X . X O . O
+        X X X X O O O
+        . X . X O . O
+        """,
+        to_play=Color.WHITE,
+        rules=GoRules(komi=9.5),
+    ).play(Move.PASS)
+    agent = make_agent("mcts", "go", {"playout_policy": policy, "resign": "0"}, seed=4)
+    result = agent.select_move(position, Limit(playouts=1000))
+    assert result.winrate is not None and result.winrate < 0.3
