@@ -108,6 +108,60 @@ def _slot(p: np.uint64, o: np.uint64, mask: int) -> int:
     return np.int64(h & np.uint64(mask))
 
 
+@numba.njit(cache=True, inline="always")
+def _tt_probe(
+    p: np.uint64,
+    o: np.uint64,
+    slot: int,
+    depth: int,
+    alpha: int,
+    beta: int,
+    keys: np.ndarray,
+    data: np.ndarray,
+) -> tuple[int, bool, int]:
+    """(best move stored for this position or -1, whether the stored bound ends the search
+    here, its value)."""
+    if keys[slot, 0] != p or keys[slot, 1] != o or data[slot, 0] < 0:
+        return -1, False, 0
+    value = data[slot, 2]
+    if data[slot, 0] >= depth:
+        bound = data[slot, 1]
+        if (
+            bound == BOUND_EXACT
+            or (bound == BOUND_LOWER and value >= beta)
+            or (bound == BOUND_UPPER and value <= alpha)
+        ):
+            return data[slot, 3], True, value
+    return data[slot, 3], False, value
+
+
+@numba.njit(cache=True, inline="always")
+def _tt_store(
+    p: np.uint64,
+    o: np.uint64,
+    slot: int,
+    depth: int,
+    best: int,
+    best_sq: int,
+    alpha0: int,
+    beta: int,
+    keys: np.ndarray,
+    data: np.ndarray,
+) -> None:
+    """Store ``best`` searched to ``depth`` in the window (``alpha0``, ``beta``) at ``slot``."""
+    keys[slot, 0] = p
+    keys[slot, 1] = o
+    data[slot, 0] = depth
+    data[slot, 2] = best
+    data[slot, 3] = best_sq
+    if best >= beta:
+        data[slot, 1] = BOUND_LOWER
+    elif best <= alpha0:
+        data[slot, 1] = BOUND_UPPER
+    else:
+        data[slot, 1] = BOUND_EXACT
+
+
 @numba.njit(cache=True)
 def order_moves(
     p: np.uint64, o: np.uint64, moves: np.uint64, first: int, weights: np.ndarray, out: np.ndarray
@@ -170,20 +224,10 @@ def negamax(
         return -negamax(o, p, depth, -beta, -alpha, ply + 1, top_k, weights, stats, keys, data)
     if depth <= 0:
         return evaluate(p, o, weights)
-    mask = keys.shape[0] - 1
-    slot = _slot(p, o, mask)
-    tt_move = -1
-    if keys[slot, 0] == p and keys[slot, 1] == o and data[slot, 0] >= 0:
-        tt_move = data[slot, 3]
-        if data[slot, 0] >= depth:
-            value = data[slot, 2]
-            bound = data[slot, 1]
-            if bound == BOUND_EXACT:
-                return value
-            if bound == BOUND_LOWER and value >= beta:
-                return value
-            if bound == BOUND_UPPER and value <= alpha:
-                return value
+    slot = _slot(p, o, keys.shape[0] - 1)
+    tt_move, cut, value = _tt_probe(p, o, slot, depth, alpha, beta, keys, data)
+    if cut:
+        return value
     squares = np.empty(64, dtype=np.int64)
     count = order_moves(p, o, moves, tt_move, weights, squares)
     if top_k > 0 and ply >= 1 and count > top_k:
@@ -212,17 +256,7 @@ def negamax(
             best_sq = sq
             if v >= beta:
                 break
-    keys[slot, 0] = p
-    keys[slot, 1] = o
-    data[slot, 0] = depth
-    data[slot, 2] = best
-    data[slot, 3] = best_sq
-    if best >= beta:
-        data[slot, 1] = BOUND_LOWER
-    elif best <= alpha0:
-        data[slot, 1] = BOUND_UPPER
-    else:
-        data[slot, 1] = BOUND_EXACT
+    _tt_store(p, o, slot, depth, best, best_sq, alpha0, beta, keys, data)
     return best
 
 
@@ -377,20 +411,10 @@ def negamax_patterns(
         )
     if depth <= 0:
         return pat.evaluate(p, o, moves, table)
-    mask = keys.shape[0] - 1
-    slot = _slot(p, o, mask)
-    tt_move = -1
-    if keys[slot, 0] == p and keys[slot, 1] == o and data[slot, 0] >= 0:
-        tt_move = data[slot, 3]
-        if data[slot, 0] >= depth:
-            value = data[slot, 2]
-            bound = data[slot, 1]
-            if bound == BOUND_EXACT:
-                return value
-            if bound == BOUND_LOWER and value >= beta:
-                return value
-            if bound == BOUND_UPPER and value <= alpha:
-                return value
+    slot = _slot(p, o, keys.shape[0] - 1)
+    tt_move, cut, value = _tt_probe(p, o, slot, depth, alpha, beta, keys, data)
+    if cut:
+        return value
     squares = np.empty(64, dtype=np.int64)
     count = order_moves_patterns(p, o, moves, tt_move, depth, table, squares)
     if top_k > 0 and ply >= 1 and count > top_k:
@@ -423,17 +447,7 @@ def negamax_patterns(
             best_sq = sq
             if v >= beta:
                 break
-    keys[slot, 0] = p
-    keys[slot, 1] = o
-    data[slot, 0] = depth
-    data[slot, 2] = best
-    data[slot, 3] = best_sq
-    if best >= beta:
-        data[slot, 1] = BOUND_LOWER
-    elif best <= alpha0:
-        data[slot, 1] = BOUND_UPPER
-    else:
-        data[slot, 1] = BOUND_EXACT
+    _tt_store(p, o, slot, depth, best, best_sq, alpha0, beta, keys, data)
     return best
 
 
