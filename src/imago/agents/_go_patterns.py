@@ -36,6 +36,7 @@ from imago.agents._go_playout_kernels import (
     neighbours,
     playable,
     rand_below,
+    safe_random_move,
     self_atari,
     tactical_move,
 )
@@ -183,26 +184,13 @@ def pattern_policy_move(
     table: np.ndarray,
 ) -> int:
     """The pattern policy's move for ``color`` (pass, ``size * size``, when nothing is left)."""
-    nn = size * size
     a = tactical_move(s, size, color, suicide, rng, work)
     if a >= 0:
         return a
     a = pattern_move(s, size, color, suicide, rng, work, table, buf)
     if a >= 0:
         return a
-    n = s[10 * nn + gf.F_NEMPTY]
-    for i in range(n):
-        buf[i] = s[_EMPTIES * nn + i]
-    while n > 0:
-        i = rand_below(rng, n)
-        p = buf[i]
-        if playable(s, size, p, color, suicide) and not self_atari(
-            s, size, p, color, suicide, work
-        ):
-            return p
-        n -= 1
-        buf[i] = buf[n]
-    return nn
+    return safe_random_move(s, size, color, suicide, rng, buf, work)
 
 
 @numba.njit(cache=True)

@@ -251,12 +251,26 @@ def heavy_move(
     work: np.ndarray,
 ) -> int:
     """The heavy policy's move for ``color`` (pass, ``size * size``, when nothing is left)."""
-    nn = size * size
-    h = 10 * nn
     a = tactical_move(s, size, color, suicide, rng, work)
     if a >= 0:
         return a
-    n = s[h + gf.F_NEMPTY]
+    return safe_random_move(s, size, color, suicide, rng, buf, work)
+
+
+@numba.njit(cache=True)
+def safe_random_move(
+    s: np.ndarray,
+    size: int,
+    color: int,
+    suicide: bool,
+    rng: np.ndarray,
+    buf: np.ndarray,
+    work: np.ndarray,
+) -> int:
+    """A random sensible move for ``color`` that is no self-atari of a group of two or more
+    stones (pass, ``size * size``, when there is none); ``buf`` is scratch of ``size * size``."""
+    nn = size * size
+    n = s[10 * nn + gf.F_NEMPTY]
     for i in range(n):
         buf[i] = s[_EMPTIES * nn + i]
     while n > 0:
