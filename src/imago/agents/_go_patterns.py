@@ -193,35 +193,6 @@ def pattern_policy_move(
     return safe_random_move(s, size, color, suicide, rng, buf, work)
 
 
-@numba.njit(cache=True)
-def pattern_playout(
-    s: np.ndarray,
-    size: int,
-    komi: float,
-    suicide: bool,
-    max_moves: int,
-    rng: np.ndarray,
-    first: np.ndarray,
-    table: np.ndarray,
-) -> float:
-    """Pattern-policy moves on ``s`` in place until two passes or ``max_moves``; records in
-    ``first`` the colour that first played each point; returns Black - White - komi (area)."""
-    nn = size * size
-    h = 10 * nn
-    buf = np.empty(nn, dtype=np.int64)
-    work = np.empty_like(s)
-    moves = 0
-    while s[h + gf.F_PASSES] < 2 and moves < max_moves:
-        color = s[h + gf.F_TO_PLAY]
-        a = pattern_policy_move(s, size, color, suicide, rng, buf, work, table)
-        gf.play(s, size, a, color, suicide)
-        if a < nn and first[a] == 0:
-            first[a] = color
-        moves += 1
-    b, w = gf.area_score(s, size)
-    return b - w - komi
-
-
 # -- priors -------------------------------------------------------------------------------------
 @numba.njit(cache=True)
 def _self_atari_stones(

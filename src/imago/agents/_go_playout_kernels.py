@@ -283,32 +283,3 @@ def safe_random_move(
         n -= 1
         buf[i] = buf[n]
     return nn
-
-
-@numba.njit(cache=True)
-def heavy_playout(
-    s: np.ndarray,
-    size: int,
-    komi: float,
-    suicide: bool,
-    max_moves: int,
-    rng: np.ndarray,
-    first: np.ndarray,
-) -> float:
-    """Heavy-policy moves on ``s`` in place until two passes or ``max_moves``; records in
-    ``first`` the colour that first played each point (when 0 before); returns Black - White -
-    komi (area)."""
-    nn = size * size
-    h = 10 * nn
-    buf = np.empty(nn, dtype=np.int64)
-    work = np.empty_like(s)
-    moves = 0
-    while s[h + gf.F_PASSES] < 2 and moves < max_moves:
-        color = s[h + gf.F_TO_PLAY]
-        a = heavy_move(s, size, color, suicide, rng, buf, work)
-        gf.play(s, size, a, color, suicide)
-        if a < nn and first[a] == 0:
-            first[a] = color
-        moves += 1
-    b, w = gf.area_score(s, size)
-    return b - w - komi

@@ -11,8 +11,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from imago.agents._go_patterns import POLICY_PATTERN, node_priors, pattern_playout
-from imago.agents._go_playout_kernels import POLICY_HEAVY, heavy_playout
+from imago.agents._go_patterns import POLICY_PATTERN, node_priors, pattern_policy_move
+from imago.agents._go_playout_kernels import POLICY_HEAVY, heavy_move
 from imago.agents._othello_kernels import (
     U0,
     U1,
@@ -95,16 +95,19 @@ def go_playout(
     no-self-atari policy of :mod:`imago.agents._go_playout_kernels` under ``POLICY_HEAVY``,
     that plus 3x3 patterns (``table``, :mod:`imago.agents._go_patterns`) under
     ``POLICY_PATTERN``; records first plays in ``first``; returns Black - White - komi."""
-    if policy == POLICY_HEAVY:
-        return heavy_playout(s, size, komi, suicide, max_moves, rng, first)
-    if policy == POLICY_PATTERN:
-        return pattern_playout(s, size, komi, suicide, max_moves, rng, first, table)
     nn = size * size
     h = 10 * nn
+    buf = np.empty(nn, dtype=np.int64)
+    work = np.empty_like(s)
     moves = 0
     while s[h + gf.F_PASSES] < 2 and moves < max_moves:
         color = s[h + gf.F_TO_PLAY]
-        a = gf.random_move(s, size, color, suicide, rng)
+        if policy == POLICY_PATTERN:
+            a = pattern_policy_move(s, size, color, suicide, rng, buf, work, table)
+        elif policy == POLICY_HEAVY:
+            a = heavy_move(s, size, color, suicide, rng, buf, work)
+        else:
+            a = gf.random_move(s, size, color, suicide, rng)
         gf.play(s, size, a, color, suicide)
         if a < nn and first[a] == 0:
             first[a] = color
