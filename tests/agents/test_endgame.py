@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from imago.agents import _othello_kernels as kernels
+from imago.agents.alphabeta import load_pattern_weights
 from imago.agents.endgame import EndgameSolver, SearchAborted, parse_board, state_bitboards
 from imago.core.errors import InvalidMoveError
 from imago.games.othello import OthelloState, new_game
@@ -167,6 +168,27 @@ def test_null_window_root_agrees_with_full_windows() -> None:
         assert got.move_scores[0] == (got.move, got.score)
         for move, bound in got.move_scores:
             assert bound >= exact[move]
+
+
+def test_score_does_not_depend_on_guess_or_evaluation() -> None:
+    """The first guess and the pattern table (ordering from 18 empties) change only the work:
+    the built-in evaluation, a random one and extreme guesses all give the same result."""
+    rng = np.random.default_rng(31)
+    builtin = EndgameSolver(table_bits=18)
+    noise = rng.integers(-3000, 3000, size=load_pattern_weights().shape).astype(np.int32)
+    scrambled = EndgameSolver(table_bits=18, patterns=noise)
+    for state in _random_positions(3, 19, seed=33, min_empties=18):
+        builtin.clear()
+        expected = builtin.solve_state(state).score
+        for solver, guess in ((builtin, -64), (builtin, 64), (scrambled, None)):
+            solver.clear()
+            p, o = state_bitboards(state)
+            assert solver.solve(p, o, guess=guess).score == expected
+
+
+def test_pattern_table_shape_checked() -> None:
+    with pytest.raises(ValueError, match="pattern table"):
+        EndgameSolver(table_bits=10, patterns=np.zeros((2, 3), dtype=np.int32))
 
 
 def test_node_limit_aborts() -> None:

@@ -3,13 +3,17 @@
 
 Negamax with alpha-beta over bitboards (see :mod:`imago.agents._othello_kernels`), in layers:
 
-* ``solve_root``: the root by a sequence of null-window probes (MTD(f) over even scores).
+* ``solve_root``: the root by a sequence of null-window probes (MTD(f) over even scores),
+  starting from a first guess (``estimate``: a shallow search with the pattern evaluation of
+  :mod:`imago.agents._othello_patterns`, rounded to an even disc difference).
 * ``solve_deep`` (more than ``SHALLOW`` empties): transposition table (bounds and best move),
   enhanced transposition cutoff from ``ETC_EMPTIES`` empties up (a child already stored with a
-  good enough bound cuts before any search); moves ordered by the table move, then from
-  ``PROBE_EMPTIES`` up by a shallow probe (depth 1 to 4 as the empties grow, ``PROBE_DEPTHS``)
-  plus the opponent's mobility, below it fastest-first (fewest replies for the opponent,
-  corners first); principal variation search with null windows, and a stability cutoff.
+  good enough bound cuts before any search); moves ordered by the table move, then by a
+  shallow probe plus the opponent's mobility: from ``PATTERN_EMPTIES`` up a search with the
+  pattern evaluation (``PATTERN_DEPTHS``), from ``PROBE_EMPTIES`` up one with a cheap
+  mobility / corner evaluation (``PROBE_DEPTHS``), below it fastest-first (fewest replies
+  for the opponent, corners first); principal variation search with null windows, and a
+  stability cutoff.
 * ``solve_shallow`` (``SMALL`` < empties <= ``SHALLOW``): no table, fastest-first order.
 * ``solve_small`` (<= ``SMALL`` empties): iterates over the empty squares in parity order
   (odd quadrants first; corners first and X / C squares last within a parity), no move
@@ -19,7 +23,9 @@ Negamax with alpha-beta over bitboards (see :mod:`imago.agents._othello_kernels`
 Move lists live in a preallocated ``scratch`` array (one row per number of empties, see
 :func:`new_scratch`), so the search allocates nothing per node.
 
-Scores are final disc differences for the player to move, empties to the winner.
+Scores are final disc differences for the player to move, empties to the winner. ``table``
+is the pattern evaluation's ``int32[stages, table]`` weights (hundredths of a disc); it
+affects only the order of the search and the first guess, never the score.
 ``stats`` is an ``int64`` array: ``[nodes, node_limit (0 = none), aborted flag]``; when the node
 limit is passed the search unwinds with meaningless values and sets ``stats[2]``.
 """
@@ -44,15 +50,25 @@ from imago.agents._othello_kernels import (
     popcount,
     potential_mobility,
 )
+from imago.agents._othello_patterns import evaluate
 
 SMALL = 6
 SHALLOW = 9
 INF = 127
 PROBE_EMPTIES = 12
 PROBE_DEPTHS = np.array([0] * 12 + [1] * 4 + [2] * 2 + [3] * 4 + [4] * 43, dtype=np.int64)
-"""Depth of the ordering probe by number of empties (from ``PROBE_EMPTIES`` up)."""
+"""Depth of the cheap ordering probe by number of empties (``PROBE_EMPTIES`` up to
+``PATTERN_EMPTIES - 1``; above, the pattern probe takes over)."""
+PATTERN_EMPTIES = 18
+"""From this many empties up the ordering probe is a pattern-evaluation search."""
+PATTERN_DEPTHS = np.array([0] * 18 + [1] * 4 + [2] * 2 + [3] * 41, dtype=np.int64)
+"""Depth of the pattern-evaluation probe by number of empties (from ``PATTERN_EMPTIES`` up)."""
+GUESS_DEPTHS = np.array([6] * 22 + [8] * 43, dtype=np.int64)
+"""Depth of the pattern-evaluation search that gives the root's first guess, by empties."""
 ETC_EMPTIES = 10
 MOBILITY_WEIGHT = 8
+PATTERN_MOBILITY_WEIGHT = 100
+"""Weight of the opponent's mobility beside the pattern probe (hundredths of a disc)."""
 _NO_MOVE = -1
 
 # Transposition table columns (int8 data beside two uint64 key words).
@@ -312,6 +328,43 @@ def _probe(p: np.uint64, o: np.uint64, depth: int, alpha: int, beta: int) -> int
     return best
 
 
+@numba.njit("int64(uint64, uint64, int64, int64, int64, int32[:, ::1])", cache=True)
+def _probe_patterns(
+    p: np.uint64, o: np.uint64, depth: int, alpha: int, beta: int, table: np.ndarray
+) -> int:
+    """A shallow alpha-beta search with the pattern evaluation (``table``, hundredths of a
+    disc) at the leaves: for move ordering far from the end and the root's first guess."""
+    moves = legal_moves(p, o)
+    if depth == 0:
+        return evaluate(p, o, moves, table)
+    if moves == U0:
+        if legal_moves(o, p) == U0:
+            return final_score(p, o) * 100
+        return -_probe_patterns(o, p, depth, -beta, -alpha, table)
+    best = -100000
+    while moves:
+        sq = lowest_square(moves)
+        moves &= moves - U1
+        f = flips(p, o, sq)
+        np_ = p | f | (U1 << np.uint64(sq))
+        v = -_probe_patterns(o ^ f, np_, depth - 1, -beta, -max(alpha, best), table)
+        if v > best:
+            best = v
+            if v >= beta:
+                break
+    return best
+
+
+@numba.njit(cache=True)
+def estimate(p: np.uint64, o: np.uint64, table: np.ndarray) -> int:
+    """An estimate of the final disc difference for ``p`` (even, within -64..64): a
+    pattern-evaluation search (``GUESS_DEPTHS`` plies), rounded."""
+    depth = GUESS_DEPTHS[popcount(~(p | o))]
+    v = _probe_patterns(p, o, depth, -100000, 100000, table)
+    g = 2 * int(np.round(v / 200.0))
+    return min(max(g, -64), 64)
+
+
 @numba.njit("int64(uint64, uint64, int64, int64, int64[::1], int64[:, ::1])", cache=True)
 def solve_shallow(
     p: np.uint64, o: np.uint64, alpha: int, beta: int, stats: np.ndarray, scratch: np.ndarray
@@ -468,7 +521,8 @@ def _stable_bits(p: np.uint64, o: np.uint64) -> np.uint64:
 
 
 @numba.njit(
-    "int64(uint64, uint64, int64, int64, int64[::1], uint64[:, ::1], int8[:, ::1], int64[:, ::1])",
+    "int64(uint64, uint64, int64, int64, int64[::1], uint64[:, ::1], int8[:, ::1], int64[:, ::1],"
+    " int32[:, ::1])",
     cache=True,
 )
 def solve_deep(
@@ -480,6 +534,7 @@ def solve_deep(
     keys: np.ndarray,
     data: np.ndarray,
     scratch: np.ndarray,
+    table: np.ndarray,
 ) -> int:
     """Exact search with a transposition table, fastest-first order, PVS, stability cutoff."""
     empty = ~(p | o)
@@ -523,7 +578,7 @@ def solve_deep(
     if moves == U0:
         if legal_moves(o, p) == U0:
             return final_score(p, o)
-        return -solve_deep(o, p, -beta, -alpha, stats, keys, data, scratch)
+        return -solve_deep(o, p, -beta, -alpha, stats, keys, data, scratch, table)
     odd = _parity_odd(empty)
     squares = scratch[n, :64]
     order = scratch[n, 64:]
@@ -546,6 +601,9 @@ def solve_deep(
                 cs ^= np.int64(1)
         if sq == tt_move:
             key = -1000000
+        elif n >= PATTERN_EMPTIES:
+            key = _probe_patterns(no, np_, PATTERN_DEPTHS[n], -100000, 100000, table)
+            key += PATTERN_MOBILITY_WEIGHT * popcount(legal_moves(no, np_))
         elif n >= PROBE_EMPTIES:
             key = _probe(no, np_, PROBE_DEPTHS[n], -100000, 100000)
             key += MOBILITY_WEIGHT * popcount(legal_moves(no, np_))
@@ -569,11 +627,11 @@ def solve_deep(
         no = o ^ f
         a = max(alpha, best)
         if i == 0:
-            v = -solve_deep(no, np_, -beta, -a, stats, keys, data, scratch)
+            v = -solve_deep(no, np_, -beta, -a, stats, keys, data, scratch, table)
         else:
-            v = -solve_deep(no, np_, -a - 1, -a, stats, keys, data, scratch)
+            v = -solve_deep(no, np_, -a - 1, -a, stats, keys, data, scratch, table)
             if a < v < beta:
-                v = -solve_deep(no, np_, -beta, -v, stats, keys, data, scratch)
+                v = -solve_deep(no, np_, -beta, -v, stats, keys, data, scratch, table)
         if stats[2]:
             return 0
         if v > best:
@@ -608,9 +666,10 @@ def solve(
     keys: np.ndarray,
     data: np.ndarray,
     scratch: np.ndarray,
+    table: np.ndarray,
 ) -> int:
     """The exact score within ``(alpha, beta)`` (fail-soft bounds outside it)."""
-    return solve_deep(p, o, alpha, beta, stats, keys, data, scratch)
+    return solve_deep(p, o, alpha, beta, stats, keys, data, scratch, table)
 
 
 @numba.njit(cache=True)
@@ -624,6 +683,7 @@ def solve_moves(
     keys: np.ndarray,
     data: np.ndarray,
     scratch: np.ndarray,
+    table: np.ndarray,
 ) -> int:
     """Score the root moves ``squares``; the index of the best. Exact for every move when
     ``exact_all``; otherwise exact for the best and an upper bound for the others."""
@@ -635,11 +695,11 @@ def solve_moves(
         np_ = p | f | (U1 << np.uint64(sq))
         no = o ^ f
         if exact_all or i == 0:
-            v = -solve_deep(no, np_, -64, 64, stats, keys, data, scratch)
+            v = -solve_deep(no, np_, -64, 64, stats, keys, data, scratch, table)
         else:
-            v = -solve_deep(no, np_, -best - 1, -best, stats, keys, data, scratch)
+            v = -solve_deep(no, np_, -best - 1, -best, stats, keys, data, scratch, table)
             if v > best:
-                v = -solve_deep(no, np_, -64, -v, stats, keys, data, scratch)
+                v = -solve_deep(no, np_, -64, -v, stats, keys, data, scratch, table)
         if stats[2]:
             return -1
         scores[i] = v
@@ -660,6 +720,7 @@ def solve_root(
     keys: np.ndarray,
     data: np.ndarray,
     scratch: np.ndarray,
+    table: np.ndarray,
 ) -> int:
     """The exact score of the root by a sequence of null-window probes (MTD(f) on even scores).
 
@@ -689,7 +750,7 @@ def solve_root(
             np_ = p | f | (U1 << np.uint64(sq))
             no = o ^ f
             a = max(alpha, best)
-            v = -solve_deep(no, np_, -beta, -a, stats, keys, data, scratch)
+            v = -solve_deep(no, np_, -beta, -a, stats, keys, data, scratch, table)
             if stats[2]:
                 return 0
             if v < beta:

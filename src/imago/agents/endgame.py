@@ -1,12 +1,13 @@
 """Exact Othello endgame solver: the final disc difference under perfect play, and a best move.
 
 The search (numba, :mod:`imago.agents._endgame_kernels`) is negamax with alpha-beta over
-bitboards: the root solved by a sequence of null-window probes (MTD(f)), a transposition table
-with bounds and best move, enhanced transposition cutoffs, move ordering by a shallow probe far
-from the end and fastest-first nearer to it, quadrant parity, principal variation search, a
-stability cutoff, and dedicated code for the last three empties. Scores are disc differences
-for the side to move with empty squares given to the winner (the rule the FFO test suite
-uses)::
+bitboards: the root solved by a sequence of null-window probes (MTD(f)) from a first guess given
+by the pattern evaluation, a transposition table with bounds and best move, enhanced
+transposition cutoffs, move ordering by a shallow probe far from the end (with the pattern
+evaluation from 18 empties up) and fastest-first nearer to it, quadrant parity, principal
+variation search, a stability cutoff, and dedicated code for the last three empties. Scores
+are disc differences for the side to move with empty squares given to the winner (the rule the
+FFO test suite uses)::
 
     >>> board = "O--OOOOX-OOOOOOXOOXXOOOXOOXOOOXXOOOOOOXX" "---OOOOX----O--X--------"  # FFO #40
     >>> result = EndgameSolver().solve_board(board, "X")
@@ -106,13 +107,23 @@ def square_move(sq: int) -> Move:
 class EndgameSolver:
     """An exact solver that keeps its transposition table between calls.
 
-    ``table_bits`` sets the table size (``2**table_bits`` entries of 20 bytes).
+    ``table_bits`` sets the table size (``2**table_bits`` entries of 20 bytes). ``patterns``
+    is the pattern evaluation table (``int32[stages, table]``, see
+    :func:`imago.agents.alphabeta.load_pattern_weights`; the built-in weights when omitted):
+    it gives the root's first guess and orders moves far from the end.
     """
 
-    def __init__(self, table_bits: int = 21) -> None:
+    def __init__(self, table_bits: int = 21, patterns: np.ndarray | None = None) -> None:
         from imago.agents import _endgame_kernels as kernels
+        from imago.agents.alphabeta import load_evaluation
 
         self._kernels = kernels
+        from imago.agents._othello_patterns import STAGES, TABLE_SIZE
+
+        table = load_evaluation()[1] if patterns is None else patterns
+        if table.shape != (STAGES, TABLE_SIZE):
+            raise ValueError(f"pattern table shape {table.shape}, expected {(STAGES, TABLE_SIZE)}")
+        self._patterns = np.ascontiguousarray(table, dtype=np.int32)
         self._keys, self._data = kernels.new_table(table_bits)
         self._scratch = kernels.new_scratch()
 
@@ -143,13 +154,13 @@ class EndgameSolver:
         *,
         exact_all: bool = False,
         node_limit: int | None = None,
-        guess: int = 0,
+        guess: int | None = None,
     ) -> EndgameResult:
         """Solve from bitboards. Raises :class:`SearchAborted` past ``node_limit`` nodes.
 
         Unless ``exact_all``, the root is solved by null-window probes starting at ``guess``
         (an estimate of the score: the closer, the fewer nodes; any value gives the exact
-        score)."""
+        score; by default a shallow search with the pattern evaluation)."""
         from imago.agents import _othello_kernels as bb
 
         if player & opponent:
@@ -160,7 +171,9 @@ class EndgameSolver:
         start = time.perf_counter()
         moves = int(bb.legal_moves(p, o))
         if moves == 0:
-            score = -k.solve(o, p, -64, 64, stats, self._keys, self._data, self._scratch)
+            score = -k.solve(
+                o, p, -64, 64, stats, self._keys, self._data, self._scratch, self._patterns
+            )
             if bb.legal_moves(o, p) == 0:
                 score = int(bb.final_score(p, o))
             self._check(stats)
@@ -172,10 +185,32 @@ class EndgameSolver:
         scores = np.zeros(len(squares), dtype=np.int64)
         if exact_all:
             best = k.solve_moves(
-                p, o, squares, scores, True, stats, self._keys, self._data, self._scratch
+                p,
+                o,
+                squares,
+                scores,
+                True,
+                stats,
+                self._keys,
+                self._data,
+                self._scratch,
+                self._patterns,
             )
         else:
-            k.solve_root(p, o, squares, scores, guess, stats, self._keys, self._data, self._scratch)
+            if guess is None:
+                guess = int(k.estimate(p, o, self._patterns))
+            k.solve_root(
+                p,
+                o,
+                squares,
+                scores,
+                guess,
+                stats,
+                self._keys,
+                self._data,
+                self._scratch,
+                self._patterns,
+            )
             best = 0
         self._check(stats)
         pairs = tuple((square_move(int(sq)), int(v)) for sq, v in zip(squares, scores, strict=True))
