@@ -534,7 +534,9 @@ class AlphaBetaAgent(Agent):
         if empties > self.options.endgame_empties:
             return None
         if self._solver is None:
-            self._solver = EndgameSolver(min(self.options.table_bits, 22))
+            kind, table = self.othello_evaluation
+            patterns = table if kind == "patterns" else None  # the solver orders with patterns
+            self._solver = EndgameSolver(min(self.options.table_bits, 22), patterns)
         seconds, _, node_budget = self._budget(limit)
         budget = node_budget
         if seconds is not None:

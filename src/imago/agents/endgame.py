@@ -115,11 +115,10 @@ class EndgameSolver:
 
     def __init__(self, table_bits: int = 21, patterns: np.ndarray | None = None) -> None:
         from imago.agents import _endgame_kernels as kernels
+        from imago.agents._othello_patterns import STAGES, TABLE_SIZE
         from imago.agents.alphabeta import load_evaluation
 
         self._kernels = kernels
-        from imago.agents._othello_patterns import STAGES, TABLE_SIZE
-
         table = load_evaluation()[1] if patterns is None else patterns
         if table.shape != (STAGES, TABLE_SIZE):
             raise ValueError(f"pattern table shape {table.shape}, expected {(STAGES, TABLE_SIZE)}")
