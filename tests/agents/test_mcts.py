@@ -312,3 +312,58 @@ def test_playout_policies_deterministic_and_legal(policy: str) -> None:
     assert [(c.move, c.visits) for c in a.candidates] == [(c.move, c.visits) for c in b.candidates]
     with pytest.raises(ValueError):
         make_agent("mcts", "go", {"playout_policy": "nope"}, seed=1)
+
+
+# -- a prior oracle guiding the Go search -------------------------------------------------------
+class _FavouriteOracle:
+    """Puts nearly all the prior weight on one point; counts its calls."""
+
+    size = 9
+
+    def __init__(self, favourite: int) -> None:
+        self.favourite = favourite
+        self.calls = 0
+        self.sizes: set[int] = set()
+
+    def __call__(self, board: np.ndarray, to_play: int, actions: np.ndarray) -> np.ndarray:
+        self.calls += 1
+        self.sizes.add(len(board))
+        return np.where(actions == self.favourite, 100.0, 1.0)
+
+
+def _root_visits(agent: MCTSAgent, action: int) -> float:
+    tree = agent._tree
+    assert tree is not None
+    sl = tree.edges(tree.root)
+    hit = np.flatnonzero(tree.ei[sl, 0] == action)
+    return float(tree.ef[sl.start + int(hit[0]), 0])
+
+
+def test_prior_oracle_steers_the_go_search() -> None:
+    state = make("go", size=9)
+    favourite = Move.from_gtp("B2", 9).to_action(9)  # a poor second-line move nobody picks
+    plain = MCTSAgent(MCTSOptions(), np.random.default_rng(3))
+    plain.select_move(state, Limit(playouts=1500))
+    oracle = _FavouriteOracle(favourite)
+    guided = MCTSAgent(
+        MCTSOptions(), np.random.default_rng(3), oracle, oracle_visits=4, oracle_bias=0.5
+    )
+    result = guided.select_move(state, Limit(playouts=1500))
+    assert _root_visits(guided, favourite) > 5 * max(_root_visits(plain, favourite), 10)
+    tree = guided._tree
+    assert tree is not None
+    used = int(tree.counts[0])
+    guided_nodes = int(tree.ni[:used, 3].sum())
+    visited = int((tree.nf[:used] >= 3).sum())  # passed through at least 4 times
+    assert oracle.calls == guided_nodes and 1 <= guided_nodes <= visited + 1
+    assert oracle.sizes == {81}
+    assert result.move in state.legal_moves()
+
+
+def test_no_oracle_means_the_plain_search() -> None:
+    state = make("go", size=9).play(Move.from_gtp("E5", 9))
+    a = MCTSAgent(MCTSOptions(), np.random.default_rng(5)).select_move(state, Limit(playouts=600))
+    b = MCTSAgent(MCTSOptions(), np.random.default_rng(5), None, oracle_visits=2).select_move(
+        state, Limit(playouts=600)
+    )
+    assert a.move == b.move and a.candidates == b.candidates

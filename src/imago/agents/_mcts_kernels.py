@@ -134,7 +134,8 @@ def go_legal(
 
 
 # -- the tree: a pool of nodes and edges -------------------------------------------------------
-# ni[node] = (first edge, edge count, colour to move); nf[node] = visits.
+# ni[node] = (first edge, edge count, colour to move, 1 if its priors came from a prior oracle);
+# nf[node] = visits.
 # ei[edge] = (action, child node or -1); ef[edge] = (visits, wins, amaf visits, amaf wins, prior).
 # counts = (nodes used, edges used).
 RULE_UCT = 0
@@ -157,8 +158,12 @@ def select_edge(
     c: float,
     rave_k: float,
     fpu: float,
+    bias: float,
 ) -> int:
-    """The child edge of ``node`` with the highest score under ``rule`` (first on ties)."""
+    """The child edge of ``node`` with the highest score under ``rule`` (first on ties).
+
+    Under UCT and MC-RAVE, a node whose priors came from a prior oracle (``ni[node, 3]``)
+    adds the progressive bias ``bias * P * sqrt(N) / (1 + n)`` to each child's score."""
     first = ni[node, 0]
     count = ni[node, 1]
     total = max(nf[node], 1.0)
@@ -166,6 +171,7 @@ def select_edge(
     sqrt_n = np.sqrt(total)
     best = -1e300
     best_e = first
+    guided = rule != RULE_PUCT and ni[node, 3] != 0 and bias > 0.0
     for e in range(first, first + count):
         n = ef[e, E_N]
         w = ef[e, E_W]
@@ -184,6 +190,8 @@ def select_edge(
         else:
             q = w / n if n > 0 else fpu - 1.0
             s = q + c * ef[e, E_PRIOR] * sqrt_n / (1.0 + n)
+        if guided:
+            s += bias * ef[e, E_PRIOR] * sqrt_n / (1.0 + n)
         if s > best:
             best = s
             best_e = e
@@ -211,6 +219,7 @@ def add_node(
     ni[node, 0] = first
     ni[node, 1] = n_actions
     ni[node, 2] = color
+    ni[node, 3] = 0
     nf[node] = 0.0
     prior = 1.0 / max(n_actions, 1)
     for i in range(n_actions):
@@ -303,7 +312,7 @@ def othello_run(
         node = root
         depth = 0
         while ni[node, 1] > 0:
-            e = select_edge(node, ni, nf, ef, rule, c, rave_k, fpu)
+            e = select_edge(node, ni, nf, ef, rule, c, rave_k, fpu, 0.0)
             path_n[depth] = node
             path_e[depth] = e
             depth += 1
@@ -380,10 +389,20 @@ def go_run(
     policy: int,
     table: np.ndarray,
     prior: float,
+    bias: float,
+    oracle_visits: int,
+    request: np.ndarray,
 ) -> int:
     """Go's version of :func:`othello_run` over fastpath state arrays, with the playout
     ``policy`` of :func:`go_playout` and the priors of
-    :func:`imago.agents._go_patterns.node_priors` (weight ``prior``) on new nodes."""
+    :func:`imago.agents._go_patterns.node_priors` (weight ``prior``) on new nodes.
+
+    With ``oracle_visits > 0`` the kernel asks for a prior oracle's priors (a policy network's,
+    say) for the root and for each node that ``oracle_visits`` simulations have passed
+    through: it stops before the simulation that would select from such a node, writes its
+    position into ``request[1:]`` and the node into ``request[0]`` (else -1), and returns the
+    simulations run so far. The caller sets the priors and ``ni[node, 3] = 1`` and calls again;
+    those priors then steer the selection with the progressive ``bias``."""
     nn = size * size
     h = 10 * nn
     path_n = np.empty(4 * nn + 16, dtype=np.int64)
@@ -392,6 +411,7 @@ def go_run(
     first = np.zeros(nn + 1, dtype=np.int8)
     work = np.empty_like(s0)
     amaf = rule == RULE_RAVE
+    request[0] = -1
     for sim in range(count):
         if counts[0] + 1 >= ni.shape[0] or counts[1] + nn + 1 >= ei.shape[0]:
             return sim
@@ -399,7 +419,15 @@ def go_run(
         node = root
         depth = 0
         while ni[node, 1] > 0 and depth < path_n.shape[0] - 1:
-            e = select_edge(node, ni, nf, ef, rule, c, rave_k, fpu)
+            if (
+                oracle_visits > 0
+                and ni[node, 3] == 0
+                and (node == root or nf[node] >= oracle_visits - 1)
+            ):
+                request[0] = node
+                request[1:] = work
+                return sim
+            e = select_edge(node, ni, nf, ef, rule, c, rave_k, fpu, bias)
             path_n[depth] = node
             path_e[depth] = e
             depth += 1

@@ -86,6 +86,12 @@ class MCTSConfig:
     ``"pattern"`` (heavy plus 3x3 shape patterns around the last move)."""
     prior_weight: float = 1.0
     """Go: scale of the prior virtual visits and wins given to new children (0: none)."""
+    oracle_visits: int = 0
+    """Go, with a :class:`PriorOracle`: ask it for the priors of the root and of every node
+    that this many simulations have passed through (0: never)."""
+    oracle_bias: float = 0.1
+    """Weight of the progressive bias ``bias * P * sqrt(N) / (1 + n)`` that an oracle's priors
+    ``P`` add to the UCT / MC-RAVE score of a node's children."""
 
 
 # -- the game as the search sees it -------------------------------------------------------------
@@ -186,10 +192,30 @@ class _OthelloGame:
         return Move.PASS if action == 64 else Move.from_action(action, 8)
 
 
+class PriorOracle(Protocol):
+    """Move priors for a Go position, a policy network's for example (``imago.nn`` provides
+    one): ``board`` holds ``size * size`` points (0 empty, 1 black, 2 white), ``to_play`` the
+    colour to move, ``actions`` the moves the search considers (pass is ``size * size``).
+    Returns one non-negative weight per action (normalised by the search). ``size`` is the
+    board size it knows."""
+
+    size: int
+
+    def __call__(
+        self, board: npt.NDArray[np.int64], to_play: int, actions: IntArray
+    ) -> FloatArray: ...
+
+
 class _GoGame:
     """Go positions as fastpath state arrays; superko checked against the game's history."""
 
-    def __init__(self, state: GameState, config: MCTSConfig, seed: int) -> None:
+    def __init__(
+        self,
+        state: GameState,
+        config: MCTSConfig,
+        seed: int,
+        oracle: PriorOracle | None = None,
+    ) -> None:
         from imago.agents import _mcts_kernels as k
         from imago.agents._go_patterns import pattern_table
         from imago.games.go import fastpath as gf
@@ -213,6 +239,8 @@ class _GoGame:
         self.policy = _PLAYOUT_POLICIES[config.playout_policy]
         self.prior_weight = config.prior_weight
         self._table = pattern_table()
+        self.oracle = oracle
+        self._request = np.full(len(self._root) + 1, -1, dtype=np.int64)
 
     def root(self) -> Any:
         return self._root.copy()
@@ -262,6 +290,34 @@ class _GoGame:
         return self._score_value(float(score), color)
 
     def run(self, tree: Tree, count: int, rule: int, config: MCTSConfig) -> int:
+        oracle_visits = config.oracle_visits if self.oracle is not None else 0
+        done = 0
+        while done < count:
+            ran = self._run_kernel(tree, count - done, rule, config, oracle_visits)
+            done += ran
+            node = int(self._request[0])
+            if node < 0:
+                return done
+            self._ask_oracle(tree, node, self._request[1:])
+        return done
+
+    def _ask_oracle(self, tree: Tree, node: int, sim: npt.NDArray[np.int64]) -> None:
+        """Give ``node`` (position ``sim``) the oracle's priors, normalised over its edges."""
+        assert self.oracle is not None
+        sl = tree.edges(node)
+        actions = tree.ei[sl, 0]
+        nn = self.size * self.size
+        weights = np.asarray(
+            self.oracle(sim[:nn], int(sim[self._header]), actions), dtype=np.float64
+        )
+        total = float(weights.sum())
+        if weights.shape == actions.shape and np.isfinite(total) and total > 0:
+            tree.ef[sl, 4] = np.maximum(weights, 0.0) / total
+        tree.ni[node, 3] = 1
+
+    def _run_kernel(
+        self, tree: Tree, count: int, rule: int, config: MCTSConfig, oracle_visits: int
+    ) -> int:
         return int(
             self._k.go_run(
                 tree.root,
@@ -286,6 +342,9 @@ class _GoGame:
                 _PLAYOUT_POLICIES[config.playout_policy],
                 self._table,
                 config.prior_weight,
+                config.oracle_bias,
+                oracle_visits,
+                self._request,
             )
         )
 
@@ -419,7 +478,7 @@ class Tree:
 
     def __init__(self, num_actions: int, nodes: int = 4096) -> None:
         self.num_actions = num_actions
-        self.ni = np.zeros((nodes, 3), dtype=np.int64)
+        self.ni = np.zeros((nodes, 4), dtype=np.int64)
         self.nf = np.zeros(nodes, dtype=np.float64)
         edges = nodes * min(num_actions, 32)
         self.ei = np.zeros((edges, 2), dtype=np.int64)
@@ -546,6 +605,7 @@ class MCTS:
                     config.c,
                     config.rave_k,
                     config.first_play_urgency,
+                    config.oracle_bias,
                 )
             )
             path_n.append(node)
@@ -613,13 +673,28 @@ class MCTSOptions:
 
 
 class MCTSAgent(Agent):
-    """Monte Carlo tree search with random playouts, for Go and Othello (8x8)."""
+    """Monte Carlo tree search with random playouts, for Go and Othello (8x8).
+
+    A Go search can be guided by a :class:`PriorOracle` (``imago.nn``'s ``nnmcts`` agent
+    passes a policy network): it is asked for the priors of the root and of every node that
+    ``oracle_visits`` simulations have passed through, which then add a progressive bias of
+    weight ``oracle_bias`` to the selection."""
 
     name = "mcts"
     batch = 32
     """Simulations between checks of the clock and the stop flag."""
 
-    def __init__(self, options: MCTSOptions, rng: np.random.Generator) -> None:
+    def __init__(
+        self,
+        options: MCTSOptions,
+        rng: np.random.Generator,
+        oracle: PriorOracle | None = None,
+        *,
+        oracle_visits: int = 1,
+        oracle_bias: float = 0.1,
+    ) -> None:
+        if oracle_visits < 1 or oracle_bias < 0:
+            raise ValueError("oracle_visits must be >= 1 and oracle_bias >= 0")
         if options.playouts < 1 or options.c < 0 or not 0 <= options.resign < 1:
             raise ValueError("playouts must be >= 1, c >= 0 and resign in [0, 1)")
         if options.playout_policy not in _PLAYOUT_POLICIES:
@@ -633,7 +708,10 @@ class MCTSAgent(Agent):
             dirichlet_alpha=options.dirichlet_alpha,
             playout_policy=options.playout_policy,
             prior_weight=options.priors,
+            oracle_visits=oracle_visits if oracle is not None else 0,
+            oracle_bias=oracle_bias,
         )
+        self.oracle = oracle
         rule: SelectionRule = RaveUCT() if options.rave else UCT()
         self.search = MCTS(self.config, rule, RandomPlayoutEvaluator(), rng)
         self._tree: Tree | None = None
@@ -648,7 +726,12 @@ class MCTSAgent(Agent):
         if state.game == "othello":
             return _OthelloGame(state, seed)
         if state.game == "go":
-            return _GoGame(state, self.config, seed)
+            if self.oracle is not None and self.oracle.size != state.size:
+                raise ValueError(
+                    f"the prior oracle knows {self.oracle.size}x{self.oracle.size} Go, "
+                    f"not {state.size}x{state.size}"
+                )
+            return _GoGame(state, self.config, seed, self.oracle)
         raise ValueError(f"the MCTS agent does not play {state.game}")
 
     def _reused_tree(self, state: GameState, game: SearchGame) -> Tree:

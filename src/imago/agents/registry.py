@@ -35,6 +35,7 @@ AGENT_MODULES: tuple[str, ...] = (
     "imago.agents.mcts",
     "imago.arena.external",
     "imago.nn.agent",
+    "imago.nn.guided",
 )
 """Modules imported (when present and importable) to discover the built-in agents."""
 

@@ -1,0 +1,106 @@
+"""The ``nnmcts`` agent: Go Monte Carlo tree search guided by a policy network.
+
+The search is :class:`imago.agents.mcts.MCTSAgent` with its playouts, MC-RAVE and pattern
+priors unchanged; a :class:`NetworkPriors` oracle gives the root, and every node that
+``oracle_visits`` simulations have passed through, the network's move probabilities, which add
+the progressive bias ``oracle_bias * P * sqrt(N) / (1 + n)`` to the selection (in the spirit
+of AlphaGo's and Leela's mix of a policy network with Monte Carlo playouts). Playouts still
+give the values, so a policy-only network is enough.
+
+>>> agent = make_agent("nnmcts:model=go9.pt", rng)                      # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+import numpy.typing as npt
+
+from imago.agents.base import Agent
+from imago.agents.mcts import MCTSAgent, MCTSOptions
+from imago.agents.registry import register_agent
+
+if TYPE_CHECKING:
+    from imago.nn.inference import Network
+
+
+@dataclass(frozen=True)
+class GuidedMCTSOptions(MCTSOptions):
+    """Options of the ``nnmcts`` agent: the ``mcts`` options, plus the network's."""
+
+    model: str = ""
+    """Path of a Go policy model (``model.pt`` from ``imago train supervised``)."""
+    oracle_visits: int = 16
+    """Ask the network about a node once this many simulations have passed through it (the
+    root at once)."""
+    oracle_bias: float = 0.1
+    """Weight of the network's progressive bias in the selection."""
+    symmetries: int = 1
+    """Average the network over this many board symmetries (1 = none, 8 = all)."""
+    device: str = "auto"
+    threads: int = 1
+    """CPU threads for torch (process-wide; 0 keeps torch's default)."""
+
+
+class NetworkPriors:
+    """A :class:`imago.agents.mcts.PriorOracle` backed by a policy network.
+
+    Feature sets that look back in time see the current board repeated (the search does not
+    keep the boards before a tree node); ``legal4`` and ``stones2`` models need no history.
+    """
+
+    def __init__(self, network: Network, size: int, symmetries: int = 1) -> None:
+        network.spec.check("go", size)
+        self.network = network
+        self.size = size
+        self.symmetries = symmetries
+        self.features = network.spec.feature_set
+        self.calls = 0
+
+    def __call__(
+        self, board: npt.NDArray[np.int64], to_play: int, actions: npt.NDArray[np.int64]
+    ) -> npt.NDArray[np.float64]:
+        from imago.nn.features import Positions
+
+        size = self.size
+        history = self.features.history
+        boards = np.broadcast_to(
+            board.astype(np.int8).reshape(1, 1, size, size), (1, history, size, size)
+        )
+        legal = np.zeros((1, size * size + 1), dtype=np.bool_)
+        legal[0, actions] = True
+        positions = Positions(np.ascontiguousarray(boards), np.array([to_play], np.int8), legal)
+        planes = self.features.encode(positions)
+        policy = self.network.evaluate_planes(planes, legal, symmetries=self.symmetries).policy
+        self.calls += 1
+        weights: npt.NDArray[np.float64] = policy[0, actions].astype(np.float64)
+        return weights
+
+
+@register_agent(
+    "nnmcts",
+    GuidedMCTSOptions,
+    games=("go",),
+    summary="Go MCTS guided by a policy network's priors (needs model=PATH)",
+)
+def _make_guided(options: GuidedMCTSOptions, rng: np.random.Generator) -> Agent:
+    from imago.nn.inference import Network
+    from imago.nn.models import ModelError
+
+    if not options.model:
+        raise ModelError("the nnmcts agent needs model=PATH (a Go model.pt from imago train)")
+    if options.threads > 0:
+        import torch
+
+        torch.set_num_threads(options.threads)
+    network = Network.load(options.model, game="go", device=options.device)
+    oracle = NetworkPriors(network, network.spec.size, options.symmetries)
+    return MCTSAgent(
+        options,
+        rng,
+        oracle,
+        oracle_visits=options.oracle_visits,
+        oracle_bias=options.oracle_bias,
+    )

@@ -1,0 +1,73 @@
+"""The ``nnmcts`` agent: Go MCTS guided by a policy network's priors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("torch")
+
+from imago.agents.base import Limit
+from imago.agents.registry import make_agent
+from imago.games import make
+from imago.nn.models import ModelError, parse_arch
+from imago.nn.store import ModelSpec, save_model
+
+
+def _model(tmp_path: Path, game: str, size: int, features: str = "legal4") -> Path:
+    spec = ModelSpec(game, size, features, parse_arch("b1c8"))
+    path = tmp_path / f"{game}{size}-{features}.pt"
+    save_model(path, spec.build(), spec)
+    return path
+
+
+def test_guided_search_asks_the_network_and_plays_legal_moves(tmp_path: Path) -> None:
+    model = _model(tmp_path, "go", 7)
+    agent = make_agent("nnmcts", "go", {"model": str(model), "oracle_visits": "2"}, seed=1)
+    state = make("go", size=7)
+    for _ in range(6):
+        result = agent.select_move(state, Limit(playouts=300))
+        assert state.is_legal(result.move)
+        state = state.play(result.move)
+    oracle = agent.oracle  # type: ignore[attr-defined]
+    assert oracle.calls >= 6  # every root at least
+    priors = [c.prior for c in result.candidates]
+    assert all(p is not None and 0.0 <= p <= 1.0 for p in priors)
+
+
+def test_history_features_see_the_board_repeated(tmp_path: Path) -> None:
+    model = _model(tmp_path, "go", 7, "minigo17")
+    agent = make_agent("nnmcts", "go", {"model": str(model)}, seed=2)
+    result = agent.select_move(make("go", size=7), Limit(playouts=100))
+    assert result.move.is_play
+
+
+@pytest.mark.parametrize(
+    ("game", "size", "message"),
+    [("othello", 8, "othello"), ("go", 9, "knows 9x9 Go, not 7x7")],
+)
+def test_wrong_model_is_refused(tmp_path: Path, game: str, size: int, message: str) -> None:
+    model = _model(tmp_path, game, size)
+    with pytest.raises(ValueError, match=message):
+        agent = make_agent("nnmcts", "go", {"model": str(model)}, seed=1)
+        agent.select_move(make("go", size=7), Limit(playouts=50))
+
+
+def test_model_is_required() -> None:
+    with pytest.raises(ModelError, match="model=PATH"):
+        make_agent("nnmcts", "go", {}, seed=1)
+
+
+def test_oracle_probabilities_follow_the_legal_actions(tmp_path: Path) -> None:
+    from imago.nn.guided import NetworkPriors
+    from imago.nn.inference import Network
+
+    network = Network.load(_model(tmp_path, "go", 7), device="cpu")
+    oracle = NetworkPriors(network, 7)
+    board = np.zeros(49, dtype=np.int64)
+    actions = np.array([0, 10, 24, 49])
+    weights = oracle(board, 1, actions)
+    assert weights.shape == (4,) and (weights > 0).all()
+    assert weights.sum() == pytest.approx(1.0, abs=1e-5)  # masked to exactly these actions
