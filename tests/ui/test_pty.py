@@ -76,10 +76,21 @@ def test_quit_closes_the_interface():
     assert child.exitstatus == 0
 
 
+def test_the_main_job_plays_against_the_engine():
+    """The main job's default: a person (black) against the MCTS engine on 9x9 Go."""
+    child = spawn("--seed", "2", "--move-time", "0.2")
+    child.expect("black to play> ")
+    child.sendline("e5")
+    child.expect(r"white \(mcts\) plays [A-HJ-T]\d")
+    child.expect("black to play> ")
+    child.sendline("quit")
+    child.expect(pexpect.EOF)
+
+
 def test_a_game_against_the_random_agent():
-    """The main job's default: a person (black) against the random agent on 9x9 Go. The person
-    passes every turn; the agent plays until it has no sensible move and passes too."""
-    child = spawn("--seed", "2")
+    """A person (black) against the random agent on 9x9 Go. The person passes every turn; the
+    agent plays until it has no sensible move and passes too."""
+    child = spawn("--seed", "2", "--white", "random")
     child.expect("black to play> ")
     child.sendline("hint")
     child.expect(r"hint: random would play \w+")

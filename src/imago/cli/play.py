@@ -15,7 +15,11 @@ def play(
         "computer", help="Go rules: chinese, japanese, tromp-taylor, aga, nz, computer."
     ),
     black: str = typer.Option("human", help="human, or an agent: NAME[:option=value,...]."),
-    white: str = typer.Option("random", help="human, or an agent: NAME[:option=value,...]."),
+    white: str = typer.Option(
+        None,
+        help="human, or an agent: NAME[:option=value,...] (default: imago's strongest built-in "
+        "engine: mcts for Go, alphabeta for Othello).",
+    ),
     hint: str = typer.Option(
         None, help="The agent that answers `hint` (default: the first agent playing, or random)."
     ),
@@ -43,6 +47,8 @@ def play(
         name, options = parse_agent_spec(spec)
         return make_agent(name, game, options, seed=None if seed is None else seed + offset)
 
+    if white is None:
+        white = DEFAULT_OPPONENT[game]
     try:
         seats = Seats(seat(black, 0), seat(white, 1))
         seats.hint = seat(hint, 2)
@@ -57,6 +63,10 @@ def play(
     TerminalGame(engine, seats, console, console.input, delay=pause).run()
     for agent in {id(a): a for a in (seats.black, seats.white, seats.hint) if a}.values():
         agent.close()
+
+
+DEFAULT_OPPONENT = {"go": "mcts", "othello": "alphabeta"}
+"""The agent a person plays by default: the strongest that needs no trained model."""
 
 
 def register(app: typer.Typer) -> None:
