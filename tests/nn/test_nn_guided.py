@@ -55,9 +55,22 @@ def test_wrong_model_is_refused(tmp_path: Path, game: str, size: int, message: s
         agent.select_move(make("go", size=7), Limit(playouts=50))
 
 
-def test_model_is_required() -> None:
-    with pytest.raises(ModelError, match="model=PATH"):
-        make_agent("nnmcts", "go", {}, seed=1)
+def test_missing_model_file_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(ModelError, match="nothing.pt"):
+        make_agent("nnmcts", "go", {"model": str(tmp_path / "nothing.pt")}, seed=1)
+
+
+def test_the_shipped_model_guides_9x9_by_default() -> None:
+    from imago.nn.guided import SHIPPED_MODEL
+
+    assert SHIPPED_MODEL.is_file()
+    agent = make_agent("nnmcts", "go", {}, seed=1)
+    state = make("go", size=9)
+    result = agent.select_move(state, Limit(playouts=200))
+    assert state.is_legal(result.move)
+    assert agent.oracle.network.spec.size == 9  # type: ignore[attr-defined]
+    with pytest.raises(ValueError, match="knows 9x9 Go, not 13x13"):
+        agent.select_move(make("go", size=13), Limit(playouts=10))
 
 
 def test_oracle_probabilities_follow_the_legal_actions(tmp_path: Path) -> None:

@@ -7,12 +7,15 @@ the progressive bias ``oracle_bias * P * sqrt(N) / (1 + n)`` to the selection (i
 of AlphaGo's and Leela's mix of a policy network with Monte Carlo playouts). Playouts still
 give the values, so a policy-only network is enough.
 
->>> agent = make_agent("nnmcts:model=go9.pt", rng)                      # doctest: +SKIP
+With no ``model`` option the agent uses the 9x9 network shipped in ``imago/nn/data``
+(:data:`SHIPPED_MODEL`, trained on OGS games; its README says how it was made). Other board
+sizes need ``model=PATH``.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -26,12 +29,17 @@ if TYPE_CHECKING:
     from imago.nn.inference import Network
 
 
+SHIPPED_MODEL = Path(__file__).parent / "data" / "go9_policy_b5c48.pt"
+"""The shipped 9x9 Go policy network (``b5c48``, ``legal4`` features)."""
+
+
 @dataclass(frozen=True)
 class GuidedMCTSOptions(MCTSOptions):
     """Options of the ``nnmcts`` agent: the ``mcts`` options, plus the network's."""
 
     model: str = ""
-    """Path of a Go policy model (``model.pt`` from ``imago train supervised``)."""
+    """Path of a Go policy model (``model.pt`` from ``imago train supervised``); empty: the
+    shipped 9x9 model."""
     oracle_visits: int = 16
     """Ask the network about a node once this many simulations have passed through it (the
     root at once)."""
@@ -83,19 +91,17 @@ class NetworkPriors:
     "nnmcts",
     GuidedMCTSOptions,
     games=("go",),
-    summary="Go MCTS guided by a policy network's priors (needs model=PATH)",
+    summary="Go MCTS guided by a policy network's priors (shipped 9x9 model, or model=PATH)",
 )
 def _make_guided(options: GuidedMCTSOptions, rng: np.random.Generator) -> Agent:
     from imago.nn.inference import Network
-    from imago.nn.models import ModelError
 
-    if not options.model:
-        raise ModelError("the nnmcts agent needs model=PATH (a Go model.pt from imago train)")
     if options.threads > 0:
         import torch
 
         torch.set_num_threads(options.threads)
-    network = Network.load(options.model, game="go", device=options.device)
+    model = options.model or SHIPPED_MODEL
+    network = Network.load(model, game="go", device=options.device)
     oracle = NetworkPriors(network, network.spec.size, options.symmetries)
     return MCTSAgent(
         options,
