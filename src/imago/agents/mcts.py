@@ -21,6 +21,12 @@ One search serves random playouts today and a neural network later (the shape of
   sensible moves first. A Go game ended by two passes in the tree is worth, to the player who
   passed last, the worse of its Tromp-Taylor count and its played-out score (dead stones
   removed, as GNU Go and the arena score), so the agent passes only when it wins under both.
+* an optional Go **prior oracle** (:class:`PriorOracle`; ``imago.nn``'s ``nnmcts`` agent
+  passes a policy network): the numba loop pauses at the root and at every node that
+  ``oracle_visits`` simulations have passed through, the oracle's move probabilities ``P``
+  become the node's priors, and the selection adds the progressive bias
+  ``oracle_bias * P * sqrt(N) / (1 + n)`` (Chaslot et al. 2008; the way AlphaGo and Leela
+  mixed a policy network with playouts), so the few moves the network likes are read first.
 
 Each node keeps its children's statistics as numpy arrays on the parent (``child_n``,
 ``child_w``, ``prior``, ``amaf_n``, ``amaf_w``), so a selection is one vectorised expression.
