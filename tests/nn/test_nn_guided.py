@@ -56,7 +56,7 @@ def test_wrong_model_is_refused(tmp_path: Path, game: str, size: int, message: s
 
 
 def test_missing_model_file_is_a_clear_error(tmp_path: Path) -> None:
-    with pytest.raises(ModelError, match="nothing.pt"):
+    with pytest.raises(ModelError, match=r"nothing\.pt"):
         make_agent("nnmcts", "go", {"model": str(tmp_path / "nothing.pt")}, seed=1)
 
 
@@ -74,13 +74,32 @@ def test_the_shipped_model_guides_9x9_by_default() -> None:
 
 
 def test_oracle_probabilities_follow_the_legal_actions(tmp_path: Path) -> None:
+    from imago.nn.export import onnx_session
     from imago.nn.guided import NetworkPriors
     from imago.nn.inference import Network
 
-    network = Network.load(_model(tmp_path, "go", 7), device="cpu")
-    oracle = NetworkPriors(network, 7)
+    path = _model(tmp_path, "go", 7)
+    network = Network.load(path, device="cpu")
     board = np.zeros(49, dtype=np.int64)
+    board[[3, 17, 30]] = [1, 2, 1]
     actions = np.array([0, 10, 24, 49])
-    weights = oracle(board, 1, actions)
-    assert weights.shape == (4,) and (weights > 0).all()
-    assert weights.sum() == pytest.approx(1.0, abs=1e-5)  # masked to exactly these actions
+    by_torch = NetworkPriors(network, 7)(board, 2, actions)
+    assert by_torch.shape == (4,) and (by_torch > 0).all()
+    assert by_torch.sum() == pytest.approx(1.0, abs=1e-5)  # masked to exactly these actions
+    session = onnx_session(path)
+    if session is not None:  # the same probabilities from ONNX Runtime
+        by_onnx = NetworkPriors(network, 7, session=session)(board, 2, actions)
+        assert by_onnx == pytest.approx(by_torch, abs=1e-5)
+        with pytest.raises(ValueError, match="torch backend"):
+            NetworkPriors(network, 7, symmetries=8, session=session)
+
+
+@pytest.mark.parametrize("backend", ["torch", "onnx"])
+def test_backends_play(tmp_path: Path, backend: str) -> None:
+    model = _model(tmp_path, "go", 7)
+    agent = make_agent("nnmcts", "go", {"model": str(model), "backend": backend}, seed=3)
+    assert (agent.oracle.session is None) == (backend == "torch")  # type: ignore[attr-defined]
+    result = agent.select_move(make("go", size=7), Limit(playouts=100))
+    assert result.move.is_play
+    with pytest.raises(ValueError, match="backend"):
+        make_agent("nnmcts", "go", {"model": str(model), "backend": "tpu"}, seed=3)

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import json
 import os
+import tempfile
 import warnings
 from pathlib import Path
+from typing import Any
 
 import torch
 from torch import nn
@@ -71,3 +73,21 @@ def export_onnx(model_path: str | Path, onnx_path: str | Path) -> Path:
         if tmp.exists():
             tmp.unlink()
     return target
+
+
+def onnx_session(model_path: str | Path, threads: int = 1) -> Any | None:
+    """An ONNX Runtime session over the model at ``model_path`` (exported through a temporary
+    file), or ``None`` when ``onnx`` / ``onnxruntime`` are not installed. Its input is
+    ``planes`` and its first output ``policy`` (see :func:`export_onnx`)."""
+    try:
+        import onnx  # noqa: F401
+        import onnxruntime as ort  # type: ignore[import-untyped]
+    except ImportError:
+        return None
+    options = ort.SessionOptions()
+    if threads > 0:
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1
+    with tempfile.TemporaryDirectory() as folder:
+        path = export_onnx(model_path, Path(folder) / "model.onnx")
+        return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])

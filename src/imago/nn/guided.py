@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
@@ -46,7 +46,10 @@ class GuidedMCTSOptions(MCTSOptions):
     oracle_bias: float = 0.1
     """Weight of the network's progressive bias in the selection."""
     symmetries: int = 1
-    """Average the network over this many board symmetries (1 = none, 8 = all)."""
+    """Average the network over this many board symmetries (1 = none, 8 = all; torch only)."""
+    backend: str = "auto"
+    """``onnx`` (ONNX Runtime: about 4x faster than torch for one position on a CPU),
+    ``torch``, or ``auto``: ONNX Runtime when installed and ``symmetries=1``, else torch."""
     device: str = "auto"
     threads: int = 1
     """CPU threads for torch (process-wide; 0 keeps torch's default)."""
@@ -57,14 +60,21 @@ class NetworkPriors:
 
     Feature sets that look back in time see the current board repeated (the search does not
     keep the boards before a tree node); ``legal4`` and ``stones2`` models need no history.
+    With an ONNX Runtime ``session`` (:func:`imago.nn.export.onnx_session` of the same model)
+    the network runs there instead of in torch.
     """
 
-    def __init__(self, network: Network, size: int, symmetries: int = 1) -> None:
+    def __init__(
+        self, network: Network, size: int, symmetries: int = 1, session: Any | None = None
+    ) -> None:
         network.spec.check("go", size)
+        if session is not None and symmetries != 1:
+            raise ValueError("symmetry averaging needs the torch backend")
         self.network = network
         self.size = size
         self.symmetries = symmetries
         self.features = network.spec.feature_set
+        self.session = session
         self.calls = 0
 
     def __call__(
@@ -81,10 +91,16 @@ class NetworkPriors:
         legal[0, actions] = True
         positions = Positions(np.ascontiguousarray(boards), np.array([to_play], np.int8), legal)
         planes = self.features.encode(positions)
-        policy = self.network.evaluate_planes(planes, legal, symmetries=self.symmetries).policy
         self.calls += 1
-        weights: npt.NDArray[np.float64] = policy[0, actions].astype(np.float64)
-        return weights
+        if self.session is not None:
+            (logits,) = self.session.run(["policy"], {"planes": planes.astype(np.float32)})
+            chosen: npt.NDArray[np.float64] = np.asarray(logits[0, actions], dtype=np.float64)
+            weights = np.exp(chosen - chosen.max())
+            normalised: npt.NDArray[np.float64] = weights / weights.sum()
+            return normalised
+        policy = self.network.evaluate_planes(planes, legal, symmetries=self.symmetries).policy
+        result: npt.NDArray[np.float64] = policy[0, actions].astype(np.float64)
+        return result
 
 
 @register_agent(
@@ -95,14 +111,24 @@ class NetworkPriors:
 )
 def _make_guided(options: GuidedMCTSOptions, rng: np.random.Generator) -> Agent:
     from imago.nn.inference import Network
+    from imago.nn.models import ModelError
 
     if options.threads > 0:
         import torch
 
         torch.set_num_threads(options.threads)
+    if options.backend not in ("auto", "onnx", "torch"):
+        raise ValueError("backend must be auto, onnx or torch")
     model = options.model or SHIPPED_MODEL
     network = Network.load(model, game="go", device=options.device)
-    oracle = NetworkPriors(network, network.spec.size, options.symmetries)
+    session = None
+    if options.backend == "onnx" or (options.backend == "auto" and options.symmetries == 1):
+        from imago.nn.export import onnx_session
+
+        session = onnx_session(model, threads=max(options.threads, 0))
+        if session is None and options.backend == "onnx":
+            raise ModelError("backend=onnx needs onnx and onnxruntime (pip install imago[nn])")
+    oracle = NetworkPriors(network, network.spec.size, options.symmetries, session)
     return MCTSAgent(
         options,
         rng,
