@@ -77,11 +77,12 @@ def test_quit_closes_the_interface():
 
 
 def test_the_main_job_plays_against_the_engine():
-    """The main job's default: a person (black) against the MCTS engine on 9x9 Go."""
+    """The main job's default: a person (black) against the network-guided MCTS on 9x9 Go
+    (plain MCTS where torch is missing)."""
     child = spawn("--seed", "2", "--move-time", "0.2")
     child.expect("black to play> ")
     child.sendline("e5")
-    child.expect(r"white \(mcts\) plays [A-HJ-T]\d")
+    child.expect(r"white \((nn)?mcts\) plays [A-HJ-T]\d")
     child.expect("black to play> ")
     child.sendline("quit")
     child.expect(pexpect.EOF)

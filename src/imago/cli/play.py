@@ -17,8 +17,8 @@ def play(
     black: str = typer.Option("human", help="human, or an agent: NAME[:option=value,...]."),
     white: str = typer.Option(
         None,
-        help="human, or an agent: NAME[:option=value,...] (default: imago's strongest built-in "
-        "engine: mcts for Go, alphabeta for Othello).",
+        help="human, or an agent: NAME[:option=value,...] (default: imago's strongest engine: "
+        "nnmcts on 9x9 Go when torch is installed, else mcts; alphabeta for Othello).",
     ),
     hint: str = typer.Option(
         None, help="The agent that answers `hint` (default: the first agent playing, or random)."
@@ -48,7 +48,7 @@ def play(
         return make_agent(name, game, options, seed=None if seed is None else seed + offset)
 
     if white is None:
-        white = DEFAULT_OPPONENT[game]
+        white = default_opponent(game, size)
     try:
         seats = Seats(seat(black, 0), seat(white, 1))
         seats.hint = seat(hint, 2)
@@ -65,8 +65,16 @@ def play(
         agent.close()
 
 
-DEFAULT_OPPONENT = {"go": "mcts", "othello": "alphabeta"}
-"""The agent a person plays by default: the strongest that needs no trained model."""
+def default_opponent(game: str, size: int | None) -> str:
+    """The agent a person plays by default: the strongest one this installation can run (the
+    shipped Go network is for 9x9 and needs the ``nn`` extra)."""
+    import importlib.util
+
+    if game == "othello":
+        return "alphabeta"
+    if size in (None, 9) and importlib.util.find_spec("torch") is not None:
+        return "nnmcts"
+    return "mcts"
 
 
 def register(app: typer.Typer) -> None:

@@ -103,6 +103,12 @@ class NetworkPriors:
         return result
 
 
+class GuidedMCTSAgent(MCTSAgent):
+    """:class:`imago.agents.mcts.MCTSAgent` with a :class:`NetworkPriors` oracle."""
+
+    name = "nnmcts"
+
+
 @register_agent(
     "nnmcts",
     GuidedMCTSOptions,
@@ -129,7 +135,7 @@ def _make_guided(options: GuidedMCTSOptions, rng: np.random.Generator) -> Agent:
         if session is None and options.backend == "onnx":
             raise ModelError("backend=onnx needs onnx and onnxruntime (pip install imago[nn])")
     oracle = NetworkPriors(network, network.spec.size, options.symmetries, session)
-    return MCTSAgent(
+    return GuidedMCTSAgent(
         options,
         rng,
         oracle,
