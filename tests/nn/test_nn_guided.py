@@ -103,3 +103,32 @@ def test_backends_play(tmp_path: Path, backend: str) -> None:
     assert result.move.is_play
     with pytest.raises(ValueError, match="backend"):
         make_agent("nnmcts", "go", {"model": str(model), "backend": "tpu"}, seed=3)
+
+
+# A real game (nnmcts Black against GNU Go level 1, 2026-11-23) in which the reused tree offered
+# Black J2: it would capture White's J1 and repeat the position after White's F9, which
+# positional superko forbids (the search had expanded J2 before J3 and J1 were played).
+_SUPERKO_GAME = (
+    "ee cg ec gc be fg ge fb dg dh eh eg df ch hd hf hb bf cd he gd cf gf gg gb ce bc ae bd de "
+    "ie hg ef dd dc ed fd ff fe if af ag fh id gh hh gi ic hi hc fc ib ih fa ig ii"
+)
+
+
+@pytest.mark.parametrize("seed", [1, 3])
+def test_a_reused_tree_never_offers_a_superko_repetition(seed: int) -> None:
+    from imago.records import sgf
+
+    moves = _SUPERKO_GAME.split()
+    text = "(;GM[1]SZ[9]KM[7]RU[Chinese]"
+    text += "".join(f";{'BW'[i % 2]}[{m}]" for i, m in enumerate(moves)) + ")"
+    plies = list(sgf.read_string(text)[0].mainline_states())
+    before = plies[-3][0]  # Black to play J3
+    now = plies[-1][0].play(plies[-1][1].move)
+    j2 = now.parse_move("J2")
+    assert not now.is_legal(j2)
+    agent = make_agent("nnmcts", "go", {}, seed=seed)
+    agent.select_move(before, Limit(playouts=5000))
+    result = agent.select_move(now, Limit(playouts=200))
+    assert sum(c.visits for c in result.candidates) > 0
+    assert all(now.is_legal(c.move) for c in result.candidates)
+    assert j2 not in [c.move for c in result.candidates]

@@ -755,7 +755,7 @@ class MCTSAgent(Agent):
                             node = -1
                             break
                         node = tree.child(node, move.to_action(state.size))
-                    if node >= 0 and tree.ni[node, 1] > 0:
+                    if node >= 0 and tree.ni[node, 1] > 0 and _same_moves(tree, node, game):
                         tree.root = node
                         self.search.add_noise(tree)
                         return tree
@@ -837,6 +837,15 @@ class MCTSAgent(Agent):
             seconds=seconds,
             candidates=tuple(candidates),
         )
+
+
+def _same_moves(tree: Tree, node: int, game: SearchGame) -> bool:
+    """Whether ``node``'s edges are exactly the moves legal at the search root. A node expanded
+    deep in an earlier search did not know the moves that led to it as history, so under
+    superko it may hold a move that repeats a position of the game as actually played."""
+    edges = tree.ei[tree.edges(node), 0]
+    legal = game.legal(game.root())
+    return bool(len(edges) == len(legal) and np.array_equal(np.sort(edges), np.sort(legal)))
 
 
 def _principal_variation(tree: Tree, edge: int, game: SearchGame) -> tuple[Move, ...]:
