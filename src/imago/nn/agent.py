@@ -29,7 +29,8 @@ class PolicyOptions:
     """Options of the policy agent."""
 
     model: str = ""
-    """Path of a model file written by ``imago train supervised`` (``model.pt``)."""
+    """Path of a model file written by ``imago train supervised`` (``model.pt``); empty: the
+    network shipped for the game and board size (:mod:`imago.nn.shipped`)."""
     temperature: float = 0.0
     """0 plays the most probable move; above 0 samples (1 = the network's probabilities)."""
     symmetries: int = 1
@@ -47,12 +48,25 @@ class PolicyAgent(Agent):
 
     name = "policy"
 
-    def __init__(self, network: Network, options: PolicyOptions, rng: np.random.Generator) -> None:
+    def __init__(
+        self, network: Network | None, options: PolicyOptions, rng: np.random.Generator
+    ) -> None:
+        """``network`` None: load the shipped network for the first position's game and size."""
         if options.temperature < 0:
             raise ValueError("temperature must be >= 0")
-        self.network = network
+        self._network = network
         self.options = options
         self.rng = rng
+
+    def network_for(self, state: GameState) -> Network:
+        """The agent's network, the shipped one for ``state`` when none was given."""
+        if self._network is None:
+            from imago.nn.inference import Network
+            from imago.nn.shipped import shipped_model
+
+            path = shipped_model(state.game, state.size)
+            self._network = Network.load(path, device=self.options.device)
+        return self._network
 
     def select_move(
         self,
@@ -66,7 +80,8 @@ class PolicyAgent(Agent):
         legal = state.legal_mask()
         if not legal.any():
             return SearchResult(Move.PASS)
-        evaluation = self.network.evaluate([state], symmetries=self.options.symmetries)
+        network = self.network_for(state)
+        evaluation = network.evaluate([state], symmetries=self.options.symmetries)
         probs = evaluation.policy[0].astype(np.float64) * legal
         action = self._choose(probs, legal)
         size = state.size
@@ -106,18 +121,16 @@ class PolicyAgent(Agent):
     "policy",
     PolicyOptions,
     games=("go", "othello"),
-    summary="a trained policy network's move, no search (needs model=PATH)",
+    summary="a trained policy network's move, no search (shipped 9x9 Go and Othello models, "
+    "or model=PATH)",
 )
 def _make_policy(options: PolicyOptions, rng: np.random.Generator) -> Agent:
     # torch is imported here, not at registration, so listing or making other agents stays fast.
     from imago.nn.inference import Network
-    from imago.nn.models import ModelError
 
-    if not options.model:
-        raise ModelError("the policy agent needs model=PATH (a model.pt from imago train)")
     if options.threads > 0:
         import torch
 
         torch.set_num_threads(options.threads)
-    network = Network.load(options.model, device=options.device)
+    network = Network.load(options.model, device=options.device) if options.model else None
     return PolicyAgent(network, options, rng)

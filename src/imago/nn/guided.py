@@ -15,7 +15,6 @@ sizes need ``model=PATH``.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -24,12 +23,13 @@ import numpy.typing as npt
 from imago.agents.base import Agent
 from imago.agents.mcts import MCTSAgent, MCTSOptions
 from imago.agents.registry import register_agent
+from imago.nn.shipped import SHIPPED_MODELS
 
 if TYPE_CHECKING:
     from imago.nn.inference import Network
 
 
-SHIPPED_MODEL = Path(__file__).parent / "data" / "go9_policy_b5c48.pt"
+SHIPPED_MODEL = SHIPPED_MODELS[("go", 9)]
 """The shipped 9x9 Go policy network (``b5c48``, ``legal4`` features)."""
 
 

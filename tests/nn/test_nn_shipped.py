@@ -1,0 +1,64 @@
+"""The networks shipped in ``imago/nn/data``: the agents use them when no model is given."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("torch")
+
+from imago.agents.base import Limit
+from imago.agents.registry import make_agent
+from imago.core.color import Color
+from imago.games import make
+from imago.nn.models import ModelError
+from imago.nn.shipped import SHIPPED_MODELS, shipped_model
+from imago.records import wthor
+
+
+@pytest.mark.parametrize(("game", "size"), sorted(SHIPPED_MODELS))
+def test_the_policy_agent_plays_a_whole_game_with_the_shipped_network(game: str, size: int) -> None:
+    policy = make_agent("policy", game, {"top": "3"}, seed=1)
+    random = make_agent("random", game, seed=2)
+    state = make(game, size=size) if game == "go" else make(game)
+    for _ in range(400):
+        if state.is_over():
+            break
+        player = policy if state.to_play is Color.BLACK else random
+        result = player.select_move(state, Limit())
+        assert state.is_legal(result.move)
+        if player is policy and result.candidates:
+            priors = [c.prior or 0.0 for c in result.candidates]
+            assert priors == sorted(priors, reverse=True)
+        state = state.play(result.move)
+    assert state.is_over()
+
+
+def test_no_shipped_network_for_other_boards_is_a_clear_error() -> None:
+    with pytest.raises(ModelError, match=r"no network is shipped for go 13x13.*model=PATH"):
+        shipped_model("go", 13)
+    agent = make_agent("policy", "go", {}, seed=1)
+    with pytest.raises(ModelError, match="go 13x13"):
+        agent.select_move(make("go", size=13), Limit())
+
+
+def test_the_shipped_othello_network_predicts_expert_moves(data_dir: Path) -> None:
+    """Held-out games (2024 was not trained on): the network's top move is the expert's in
+    about half the positions (0.52 over all of 2023-2025); far above the ~1/8 of chance."""
+    path = data_dir / "wthor" / "WTH_2024.wtb"
+    if not path.is_file():
+        pytest.skip("WTHOR data missing")
+    agent = make_agent("policy", "othello", {}, seed=1)
+    hits = total = 0
+    for record in wthor.read_games(path)[:20]:
+        for node in record.to_game().mainline():
+            if node.parent is None or node.move is None or node.move.is_pass:
+                continue
+            before = node.parent.state
+            if len(before.legal_moves()) < 2:
+                continue
+            hits += agent.select_move(before, Limit()).move == node.move
+            total += 1
+    assert total > 800
+    assert hits / total > 0.40
