@@ -367,3 +367,15 @@ def test_no_oracle_means_the_plain_search() -> None:
         state, Limit(playouts=600)
     )
     assert a.move == b.move and a.candidates == b.candidates
+
+
+def test_an_oracle_answering_the_wrong_number_of_weights_is_an_error() -> None:
+    class ShortOracle:
+        size = 9
+
+        def __call__(self, board: np.ndarray, to_play: int, actions: np.ndarray) -> np.ndarray:
+            return np.ones(len(actions) - 1)
+
+    agent = MCTSAgent(MCTSOptions(), np.random.default_rng(1), ShortOracle())
+    with pytest.raises(ValueError, match=r"answered 81 weights for 82 moves"):
+        agent.select_move(make("go", size=9), Limit(playouts=10))

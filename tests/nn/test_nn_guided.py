@@ -11,7 +11,9 @@ pytest.importorskip("torch")
 
 from imago.agents.base import Limit
 from imago.agents.registry import make_agent
+from imago.core.move import Move
 from imago.games import make
+from imago.games.go import GoRules
 from imago.nn.models import ModelError, parse_arch
 from imago.nn.store import ModelSpec, save_model
 
@@ -61,9 +63,6 @@ def test_missing_model_file_is_a_clear_error(tmp_path: Path) -> None:
 
 
 def test_the_shipped_model_guides_9x9_by_default() -> None:
-    from imago.nn.guided import SHIPPED_MODEL
-
-    assert SHIPPED_MODEL.is_file()
     agent = make_agent("nnmcts", "go", {}, seed=1)
     state = make("go", size=9)
     result = agent.select_move(state, Limit(playouts=200))
@@ -116,19 +115,24 @@ _SUPERKO_GAME = (
 
 @pytest.mark.parametrize("seed", [1, 3])
 def test_a_reused_tree_never_offers_a_superko_repetition(seed: int) -> None:
-    from imago.records import sgf
-
-    moves = _SUPERKO_GAME.split()
-    text = "(;GM[1]SZ[9]KM[7]RU[Chinese]"
-    text += "".join(f";{'BW'[i % 2]}[{m}]" for i, m in enumerate(moves)) + ")"
-    plies = list(sgf.read_string(text)[0].mainline_states())
-    before = plies[-3][0]  # Black to play J3
-    now = plies[-1][0].play(plies[-1][1].move)
-    j2 = now.parse_move("J2")
-    assert not now.is_legal(j2)
+    state = make("go", size=9, rules=GoRules.preset("chinese").with_komi(7))
+    positions = [state]
+    for point in _SUPERKO_GAME.split():
+        positions.append(positions[-1].play(Move.from_sgf(point, 9)))
+    before, now = positions[-4], positions[-1]  # White to play F9; Black to play after J1
+    assert not now.is_legal(now.parse_move("J2"))
     agent = make_agent("nnmcts", "go", {}, seed=seed)
     agent.select_move(before, Limit(playouts=5000))
     result = agent.select_move(now, Limit(playouts=200))
-    assert sum(c.visits for c in result.candidates) > 0
+    assert result.candidates
     assert all(now.is_legal(c.move) for c in result.candidates)
-    assert j2 not in [c.move for c in result.candidates]
+
+
+def test_the_guided_benchmark_measures_both_searches_and_the_network() -> None:
+    from imago.bench import BenchConfig
+    from imago.bench.nn import guided
+
+    figures = {f.name: f for f in guided(BenchConfig(quick=True, repeats=1))}
+    for name in ("mcts", "nnmcts_torch", "oracle_torch"):
+        assert figures[f"nn.guided.{name}"].value > 0
+    assert figures["nn.guided.oracle_torch"].unit == "ms/call"

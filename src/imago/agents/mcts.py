@@ -313,12 +313,16 @@ class _GoGame:
         sl = tree.edges(node)
         actions = tree.ei[sl, 0]
         nn = self.size * self.size
-        weights = np.asarray(
-            self.oracle(sim[:nn], int(sim[self._header]), actions), dtype=np.float64
-        )
+        answer = self.oracle(sim[:nn], int(sim[self._header]), actions)
+        weights = np.maximum(np.asarray(answer, dtype=np.float64), 0.0)
+        if weights.shape != actions.shape:
+            raise ValueError(
+                f"the prior oracle answered {weights.shape[0] if weights.ndim else 0} weights "
+                f"for {len(actions)} moves"
+            )
         total = float(weights.sum())
-        if weights.shape == actions.shape and np.isfinite(total) and total > 0:
-            tree.ef[sl, 4] = np.maximum(weights, 0.0) / total
+        if np.isfinite(total) and total > 0:  # else the node keeps its pattern priors
+            tree.ef[sl, 4] = weights / total
         tree.ni[node, 3] = 1
 
     def _run_kernel(

@@ -5,7 +5,15 @@ The measuring code lives in :mod:`imago.nn.throughput` (only :mod:`imago.nn` imp
 
 from __future__ import annotations
 
-from imago.bench import BenchConfig, Figure, benchmark
+import statistics
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from imago.bench import BenchConfig, Figure, benchmark, median_seconds
+
+if TYPE_CHECKING:
+    from imago.core.game import GameState
 
 
 @benchmark("nn.throughput", "training and inference positions/s per model size (CPU)")
@@ -13,3 +21,84 @@ def throughput(config: BenchConfig) -> list[Figure]:
     from imago.nn.throughput import measure_throughput
 
     return [Figure(*m) for m in measure_throughput(config.quick)]
+
+
+def _guided_positions() -> list[GameState]:
+    """The 9x9 start and a middle-game position (30 moves of a seeded random game)."""
+    from imago.agents import Limit, make_agent
+    from imago.games import make
+
+    state = make("go", size=9)
+    positions = [state]
+    mover = make_agent("random", "go", seed=7)
+    for _ in range(30):
+        state = state.play(mover.select_move(state, Limit()).move)
+    return [*positions, state]
+
+
+def _simulation_rate(spec: str, positions: list[GameState], simulations: int) -> float:
+    """Median simulations/s of agent ``spec`` (``name:options``) over ``positions``."""
+    from imago.agents import Limit, make_agent
+    from imago.agents.registry import parse_agent_spec
+
+    name, options = parse_agent_spec(spec)
+    agent = make_agent(name, "go", {**options, "reuse": "false", "resign": "0"}, seed=1)
+    agent.select_move(positions[0], Limit(playouts=200))  # compile, load, warm up
+    rates = []
+    for state in positions:
+        agent.reset()
+        rates.append(simulations / agent.select_move(state, Limit(playouts=simulations)).seconds)
+    return statistics.median(rates)
+
+
+def _oracle_seconds(backend: str, state: GameState, repeats: int) -> float | None:
+    """Seconds per call of the shipped 9x9 network as the search's prior oracle."""
+    from imago.agents import make_agent
+
+    agent = make_agent("nnmcts", "go", {"backend": backend}, seed=1)
+    oracle = agent.oracle  # type: ignore[attr-defined]
+    if backend == "onnx" and oracle.session is None:
+        return None
+    from imago.games.go import fastpath
+
+    sim = fastpath.to_arrays(state)  # type: ignore[arg-type]
+    points = state.size * state.size
+    board, color = sim[:points], int(sim[10 * points + fastpath.F_TO_PLAY])
+    actions = np.flatnonzero(state.legal_mask())
+
+    def call_many() -> None:
+        for _ in range(100):
+            oracle(board, color, actions)
+
+    call_many()
+    return median_seconds(call_many, repeats) / 100
+
+
+@benchmark("nn.guided", "nnmcts (MCTS + the shipped 9x9 network) against mcts: sims/s, ms/call")
+def guided(config: BenchConfig) -> list[Figure]:
+    simulations = 2000 if config.quick else 8000
+    positions = _guided_positions()
+    note = f"{simulations} simulations from the 9x9 start and a 30-move position, median"
+    figures = []
+    for label, spec in (
+        ("mcts", "mcts"),
+        ("nnmcts_onnx", "nnmcts:backend=onnx"),
+        ("nnmcts_torch", "nnmcts:backend=torch"),
+    ):
+        try:
+            rate = _simulation_rate(spec, positions, simulations)
+        except ModuleNotFoundError:  # no onnxruntime
+            continue
+        figures.append(Figure(f"nn.guided.{label}", rate, "sims/s", note))
+    for backend in ("onnx", "torch"):
+        seconds = _oracle_seconds(backend, positions[-1], config.repeats)
+        if seconds is not None:
+            figures.append(
+                Figure(
+                    f"nn.guided.oracle_{backend}",
+                    seconds * 1000,
+                    "ms/call",
+                    "one position: features, network, softmax over the legal moves",
+                )
+            )
+    return figures

@@ -70,9 +70,11 @@ def default_opponent(game: str, size: int | None) -> str:
     shipped Go network is for 9x9 and needs the ``nn`` extra)."""
     import importlib.util
 
+    from imago.nn.shipped import SHIPPED_MODELS
+
     if game == "othello":
         return "alphabeta"
-    if size in (None, 9) and importlib.util.find_spec("torch") is not None:
+    if ("go", size or 9) in SHIPPED_MODELS and importlib.util.find_spec("torch") is not None:
         return "nnmcts"
     return "mcts"
 

@@ -8,8 +8,8 @@ of AlphaGo's and Leela's mix of a policy network with Monte Carlo playouts). Pla
 give the values, so a policy-only network is enough.
 
 With no ``model`` option the agent uses the 9x9 network shipped in ``imago/nn/data``
-(:data:`SHIPPED_MODEL`, trained on OGS games; its README says how it was made). Other board
-sizes need ``model=PATH``.
+(:func:`imago.nn.shipped.shipped_model`, trained on OGS games; its README says how it was
+made). Other board sizes need ``model=PATH``.
 """
 
 from __future__ import annotations
@@ -23,14 +23,10 @@ import numpy.typing as npt
 from imago.agents.base import Agent
 from imago.agents.mcts import MCTSAgent, MCTSOptions
 from imago.agents.registry import register_agent
-from imago.nn.shipped import SHIPPED_MODELS
+from imago.nn.shipped import shipped_model
 
 if TYPE_CHECKING:
     from imago.nn.inference import Network
-
-
-SHIPPED_MODEL = SHIPPED_MODELS[("go", 9)]
-"""The shipped 9x9 Go policy network (``b5c48``, ``legal4`` features)."""
 
 
 @dataclass(frozen=True)
@@ -48,8 +44,9 @@ class GuidedMCTSOptions(MCTSOptions):
     symmetries: int = 1
     """Average the network over this many board symmetries (1 = none, 8 = all; torch only)."""
     backend: str = "auto"
-    """``onnx`` (ONNX Runtime: about 4x faster than torch for one position on a CPU),
-    ``torch``, or ``auto``: ONNX Runtime when installed and ``symmetries=1``, else torch."""
+    """``onnx`` (ONNX Runtime: about 3.8x faster than torch for one position on a CPU, by
+    ``imago bench nn.guided``), ``torch``, or ``auto``: ONNX Runtime when installed and
+    ``symmetries=1``, else torch."""
     device: str = "auto"
     threads: int = 1
     """CPU threads for torch (process-wide; 0 keeps torch's default)."""
@@ -125,7 +122,7 @@ def _make_guided(options: GuidedMCTSOptions, rng: np.random.Generator) -> Agent:
         torch.set_num_threads(options.threads)
     if options.backend not in ("auto", "onnx", "torch"):
         raise ValueError("backend must be auto, onnx or torch")
-    model = options.model or SHIPPED_MODEL
+    model = options.model or shipped_model("go", 9)
     network = Network.load(model, game="go", device=options.device)
     session = None
     if options.backend == "onnx" or (options.backend == "auto" and options.symmetries == 1):
