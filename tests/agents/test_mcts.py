@@ -131,6 +131,46 @@ def test_tree_reuse() -> None:
     assert sum(c.visits for c in third.candidates) == 10
 
 
+@pytest.mark.parametrize("game", ["go", "othello"])
+def test_threads_share_the_playouts_and_stay_deterministic(game: str) -> None:
+    state = make(game, size=9) if game == "go" else make(game)
+    results = [
+        make_agent("mcts", game, {"threads": "2"}, seed=5).select_move(state, Limit(playouts=901))
+        for _ in range(2)
+    ]
+    a, b = results
+    assert a.nodes == 901 and sum(c.visits for c in a.candidates) == 901
+    assert [(c.move, c.visits, c.winrate) for c in a.candidates] == [
+        (c.move, c.visits, c.winrate) for c in b.candidates
+    ]
+    assert a.move == a.candidates[0].move and state.is_legal(a.move)
+    visits = [c.visits for c in a.candidates]
+    assert visits == sorted(visits, reverse=True)
+    single = make_agent("mcts", game, {}, seed=5).select_move(state, Limit(playouts=901))
+    assert [c.visits for c in single.candidates] != visits  # two trees, not one
+
+
+def test_threads_keep_their_trees_and_obey_time_and_stop() -> None:
+    agent = make_agent("mcts", "othello", {"threads": "2"}, seed=1)
+    assert isinstance(agent, MCTSAgent)
+    state = make("othello")
+    for move in ("f5", "d6", "c3"):  # past the symmetric opening: both trees like one move
+        state = state.play(state.parse_move(move))
+    first = agent.select_move(state, Limit(playouts=20_000))
+    after = state.play(first.move).play(first.pv[1])
+    second = agent.select_move(after, Limit(playouts=10))
+    assert len(agent._trees) == 2
+    assert all(t.nf[t.root] > 5 for t in agent._trees)  # both old subtrees kept
+    assert sum(c.visits for c in second.candidates) > 10
+    infos: list[SearchResult] = []
+    timed = agent.select_move(after, Limit(time=1.2), on_info=infos.append)
+    assert 1.0 <= timed.seconds < 3.0 and timed.nodes > 0
+    assert len(infos) >= 2 and infos[-1] == timed
+    stop = threading.Event()
+    stop.set()
+    assert agent.select_move(after, Limit(time=60), stop=stop).seconds < 5.0
+
+
 def test_resigns_a_lost_position() -> None:
     # White to move with one disc against a full black board but for a few squares: lost.
     board = "X" * 60 + "O---"
@@ -190,6 +230,8 @@ def test_generic_path_with_another_evaluator(rule: object) -> None:
 def test_options_validation() -> None:
     with pytest.raises(ValueError):
         MCTSAgent(MCTSOptions(playouts=0), np.random.default_rng())
+    with pytest.raises(ValueError, match="threads"):
+        MCTSAgent(MCTSOptions(threads=0), np.random.default_rng())
 
 
 # -- the heavy Go playout policy --------------------------------------------------------------

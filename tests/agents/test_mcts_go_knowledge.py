@@ -264,3 +264,44 @@ def test_two_passes_are_scored_with_dead_stones_removed(policy: str) -> None:
     agent = make_agent("mcts", "go", {"playout_policy": policy, "resign": "0"}, seed=4)
     result = agent.select_move(position, Limit(playouts=1000))
     assert result.winrate is not None and result.winrate < 0.3
+
+
+# The end of a real game (nnmcts Black against GNU Go level 1, 2026-11-23): White has passed.
+# Black's top group (C7-J9) and White's D9-E9 share the liberties D8 and F9 (Black also has
+# B9); Black D8 would win the race, but the playouts leave the group alive only about 63% of the
+# time, so the search, which ranked pass first, ended the game and GNU Go's count took the group
+# as dead: W+26. A pass that ends the game is now played only when the search is sure.
+_OPEN_RACE = """
+    . . X O O . X X X
+    . O X . X X X X O
+    . O X X X O O O O
+    O O O O O . . X O
+    O X X X O O O O .
+    X . . X X X O . O
+    . X . . . X X O .
+    . . . . . . X O O
+    . . . . . . X X O
+    """
+
+# Everything settled, Black ahead by 4.5 on the board: a pass after White's ends the game won.
+_SETTLED = """
+    . X X O .
+    X X X O O
+    . X X O .
+    X X X O O
+    . X X O .
+    """
+
+
+@pytest.mark.parametrize(
+    ("diagram", "komi", "ends"),
+    [(_OPEN_RACE, 7.0, False), (_SETTLED, 0.5, True)],
+)
+def test_a_game_ending_pass_needs_a_settled_position(diagram: str, komi: float, ends: bool) -> None:
+    rules = GoRules.preset("chinese").with_komi(komi)
+    position = GoPosition.from_diagram(diagram, to_play=Color.WHITE, rules=rules).play(Move.PASS)
+    agent = make_agent("mcts", "go", {}, seed=3)
+    result = agent.select_move(position, Limit(playouts=10_000))
+    assert result.candidates[0].move.is_pass  # the search itself likes passing in both
+    assert result.move.is_pass == ends
+    assert ends or position.is_legal(result.move)

@@ -30,3 +30,19 @@ def test_unknown_benchmark_is_an_error():
     result = run("bench", "no-such-benchmark")
     assert result.returncode != 0
     assert "no benchmark" in result.stderr
+
+
+def test_the_default_opponent_searches_with_two_threads_on_two_cores(monkeypatch):
+    import os
+
+    from imago.agents.registry import make_agent, parse_agent_spec
+    from imago.cli.play import default_opponent
+
+    assert default_opponent("othello", None) == "alphabeta"
+    monkeypatch.setattr(os, "cpu_count", lambda: 1)
+    assert default_opponent("go", 13) == "mcts"
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    spec = default_opponent("go", 13)
+    assert spec == "mcts:threads=2"
+    name, options = parse_agent_spec(spec)
+    assert make_agent(name, "go", options, seed=1).options.threads == 2

@@ -278,7 +278,7 @@ def _outcome(diff: float) -> float:
     return 1.0 if diff > 0 else (0.0 if diff < 0 else 0.5)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def othello_run(
     root: int,
     count: int,
@@ -365,7 +365,7 @@ def _ended_value(
     return 1.0 - min(_outcome(counted), _outcome(played))
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def go_run(
     root: int,
     count: int,

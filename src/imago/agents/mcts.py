@@ -36,8 +36,14 @@ noise at the root is a config parameter. The tree is kept between moves (reused 
 position lies below the old root); the move played is the most visited; the agent resigns
 when the root win rate falls below the resign threshold.
 
+With ``threads > 1`` the agent searches by **root parallelisation** (Chaslot, Winands and van
+den Herik 2008): each thread grows its own tree from its own seed (the numba kernels release
+the GIL; an oracle is asked from each thread), and the move is chosen from the root statistics
+summed over the trees. Each tree is kept and reused between moves like a single one.
+
 Limits honoured: ``Limit.playouts`` (or ``Limit.nodes``) and ``Limit.time``; with neither, the
-agent's ``playouts`` option. Deterministic for a given seed under a playout limit.
+agent's ``playouts`` option. Deterministic for a given seed under a playout limit (threads
+share the playouts out).
 """
 
 from __future__ import annotations
@@ -84,6 +90,14 @@ class MCTSConfig:
     resign_threshold: float = 0.05
     """Resign when the root win rate is below this (0: never)."""
     resign_min_visits: int = 200
+    settled_pass: float = 0.9
+    """Go: a pass that would end the game (the opponent has just passed) is played only when
+    its win rate is at least this or at most ``1 -`` this; in between, the playouts disagree
+    about some group's fate, and the most visited other move whose win rate is within 0.15 of
+    the pass's is played instead (under area scoring a move in one's own area costs nothing,
+    and the game goes on until the position is settled rather than being counted while a
+    group's status is open; a move that fills a seki's liberty scores far lower and is not
+    chosen)."""
     virtual_loss: int = 1
     max_playout_moves: int = 1000
     playout_policy: str = "pattern"
@@ -680,6 +694,11 @@ class MCTSOptions:
     (heavy plus 3x3 shape patterns around the last move)."""
     priors: float = 1.0
     """Go: weight of the prior knowledge given to new tree nodes (0: none)."""
+    threads: int = 1
+    """Search threads (root parallelisation: each thread grows its own tree from its own seed,
+    the numba kernels run without the GIL, and the root statistics are summed to choose the
+    move). Under a playout limit the playouts are shared out and the result stays
+    deterministic for a seed."""
 
 
 class MCTSAgent(Agent):
@@ -707,6 +726,8 @@ class MCTSAgent(Agent):
             raise ValueError("oracle_visits must be >= 1 and oracle_bias >= 0")
         if options.playouts < 1 or options.c < 0 or not 0 <= options.resign < 1:
             raise ValueError("playouts must be >= 1, c >= 0 and resign in [0, 1)")
+        if options.threads < 1:
+            raise ValueError("threads must be >= 1")
         if options.playout_policy not in _PLAYOUT_POLICIES:
             raise ValueError(f"playout_policy must be one of {', '.join(_PLAYOUT_POLICIES)}")
         self.options = options
@@ -724,11 +745,16 @@ class MCTSAgent(Agent):
         self.oracle = oracle
         rule: SelectionRule = RaveUCT() if options.rave else UCT()
         self.search = MCTS(self.config, rule, RandomPlayoutEvaluator(), rng)
-        self._tree: Tree | None = None
+        self._trees: list[Tree] = []
         self._root_key: int | None = None
 
+    @property
+    def _tree(self) -> Tree | None:
+        """The first thread's tree from the last search (None before one)."""
+        return self._trees[0] if self._trees else None
+
     def reset(self) -> None:
-        self._tree = None
+        self._trees = []
         self._root_key = None
 
     def _game(self, state: GameState) -> SearchGame:
@@ -744,10 +770,10 @@ class MCTSAgent(Agent):
             return _GoGame(state, self.config, seed, self.oracle)
         raise ValueError(f"the MCTS agent does not play {state.game}")
 
-    def _reused_tree(self, state: GameState, game: SearchGame) -> Tree:
-        """The last search's tree re-rooted at ``state`` when it lies below the old root (a few
-        moves on), else a new tree."""
-        tree = self._tree
+    def _reused_tree(self, state: GameState, game: SearchGame, thread: int = 0) -> Tree:
+        """The last search's tree (of search thread ``thread``) re-rooted at ``state`` when it
+        lies below the old root (a few moves on), else a new tree."""
+        tree = self._trees[thread] if thread < len(self._trees) else None
         if self.options.reuse and tree is not None and tree.edges_used < 8_000_000:
             moves: list[Move] = []
             walk: GameState | None = state
@@ -781,55 +807,168 @@ class MCTSAgent(Agent):
         start = time.perf_counter()
         if state.is_over():
             return SearchResult(Move.PASS)
-        game = self._game(state)
-        tree = self._reused_tree(state, game)
-        if tree.ni[tree.root, 1] == 0:
+        threads = self.options.threads
+        games = [self._game(state) for _ in range(threads)]
+        trees = [self._reused_tree(state, game, i) for i, game in enumerate(games)]
+        if trees[0].ni[trees[0].root, 1] == 0:
             return SearchResult(Move.PASS)
         playouts = limit.playouts or limit.nodes
         seconds = limit.time
         if playouts is None and seconds is None:
             playouts = self.options.playouts
         deadline = None if seconds is None else start + seconds
-        done = 0
-        next_info = start + 0.5
-        while playouts is None or done < playouts:
-            step = self.batch if playouts is None else min(self.batch, playouts - done)
-            done += self.search.run(game, tree, step)
-            now = time.perf_counter()
-            if (deadline is not None and now >= deadline) or (stop is not None and stop.is_set()):
-                break
-            if on_info is not None and now >= next_info:
-                on_info(self._result(tree, game, done, now - start))
-                next_info = now + 0.5
-        self._tree, self._root_key = tree, state.key
-        result = self._result(tree, game, done, time.perf_counter() - start)
+        if threads == 1:
+            done = self._grow(games[0], trees[0], playouts, deadline, stop, on_info, start)
+        else:
+            done = self._grow_in_parallel(games, trees, playouts, deadline, stop, on_info, start)
+        self._trees, self._root_key = trees, state.key
+        result = self._settled(state, self._result(trees, games, done, time.perf_counter() - start))
         if on_info is not None:
             on_info(result)
         threshold = self.config.resign_threshold
+        root_visits = sum(float(tree.nf[tree.root]) for tree in trees)
         if (
             threshold > 0
-            and tree.nf[tree.root] >= self.config.resign_min_visits
+            and root_visits >= self.config.resign_min_visits
             and result.winrate is not None
             and result.winrate < threshold
         ):
             return replace(result, move=Move.RESIGN)
         return result
 
-    def _result(self, tree: Tree, game: SearchGame, done: int, seconds: float) -> SearchResult:
-        root = tree.root
-        sl = tree.edges(root)
-        visits = tree.ef[sl, 0]
-        wins = tree.ef[sl, 1]
-        priors = tree.ef[sl, 4]
-        order = np.argsort(-visits, kind="stable")
+    def _settled(self, state: GameState, result: SearchResult) -> SearchResult:
+        """``result``, or its most visited move other than pass when passing would end a Go
+        game whose outcome the search is unsure of (``MCTSConfig.settled_pass``)."""
+        last = state.last_move
+        certain = self.config.settled_pass
+        if (
+            state.game != "go"
+            or not result.move.is_pass
+            or last is None
+            or not last.is_pass
+            or result.winrate is None
+            or not 1 - certain < result.winrate < certain
+        ):
+            return result
+        floor = result.winrate - 0.15  # not a move that throws the game away (seki liberties)
+        others = [
+            c
+            for c in result.candidates
+            if not c.move.is_pass and c.visits > 0 and (c.winrate or 0.0) >= floor
+        ]
+        if not others:
+            return result
+        move = others[0]
+        return replace(
+            result,
+            move=move.move,
+            winrate=move.winrate,
+            value=move.value,
+            pv=move.pv,
+            depth=len(move.pv),
+        )
+
+    def _grow(
+        self,
+        game: SearchGame,
+        tree: Tree,
+        playouts: int | None,
+        deadline: float | None,
+        stop: StopFlag | None,
+        on_info: InfoCallback | None,
+        start: float,
+        progress: list[int] | None = None,
+        slot: int = 0,
+    ) -> int:
+        """Run simulations on one tree until ``playouts`` are done, the ``deadline`` passes or
+        ``stop`` is set; report progress to ``on_info`` twice a second, or keep the count in
+        ``progress[slot]``. How many ran."""
+        done = 0
+        next_info = start + 0.5
+        while playouts is None or done < playouts:
+            step = self.batch if playouts is None else min(self.batch, playouts - done)
+            done += self.search.run(game, tree, step)
+            if progress is not None:
+                progress[slot] = done
+            now = time.perf_counter()
+            if (deadline is not None and now >= deadline) or (stop is not None and stop.is_set()):
+                break
+            if on_info is not None and now >= next_info:
+                on_info(self._result([tree], [game], done, now - start))
+                next_info = now + 0.5
+        return done
+
+    def _grow_in_parallel(
+        self,
+        games: list[SearchGame],
+        trees: list[Tree],
+        playouts: int | None,
+        deadline: float | None,
+        stop: StopFlag | None,
+        on_info: InfoCallback | None,
+        start: float,
+    ) -> int:
+        """:meth:`_grow` on every tree at once, one thread each (the playouts shared out); this
+        thread reports the summed statistics to ``on_info``."""
+        from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
+
+        n = len(trees)
+        shares: list[int | None] = (
+            [None] * n
+            if playouts is None
+            else [playouts // n + (i < playouts % n) for i in range(n)]
+        )
+        progress = [0] * n
+        with ThreadPoolExecutor(max_workers=n, thread_name_prefix="imago-mcts") as pool:
+            futures = [
+                pool.submit(self._grow, game, tree, share, deadline, stop, None, start, progress, i)
+                for i, (game, tree, share) in enumerate(zip(games, trees, shares, strict=True))
+            ]
+            while True:
+                finished, pending = wait(futures, timeout=0.5, return_when=FIRST_EXCEPTION)
+                if not pending or any(f.exception() is not None for f in finished):
+                    break
+                if on_info is not None:
+                    seconds = time.perf_counter() - start
+                    on_info(self._result(trees, games, sum(progress), seconds))
+            return sum(f.result() for f in futures)
+
+    def _result(
+        self, trees: list[Tree], games: list[SearchGame], done: int, seconds: float
+    ) -> SearchResult:
+        """The search result from the trees' root statistics, summed move by move (the PV of a
+        move comes from the tree that visited it most)."""
+        num = games[0].num_actions
+        visits = np.zeros(num)
+        wins = np.zeros(num)
+        priors = np.zeros(num)
+        seen = np.zeros(num, dtype=np.bool_)
+        best_tree = np.zeros(num, dtype=np.int64)
+        best_edge = np.full(num, -1, dtype=np.int64)
+        most = np.full(num, -1.0)
+        for t, tree in enumerate(trees):
+            sl = tree.edges(tree.root)
+            actions = tree.ei[sl, 0]
+            tree_visits = tree.ef[sl, 0]
+            visits[actions] += tree_visits
+            wins[actions] += tree.ef[sl, 1]
+            priors[actions] += tree.ef[sl, 4] / len(trees)
+            seen[actions] = True
+            better = tree_visits > most[actions]
+            most[actions[better]] = tree_visits[better]
+            best_tree[actions[better]] = t
+            best_edge[actions[better]] = np.arange(sl.start, sl.stop)[better]
+        actions = np.flatnonzero(seen)
+        order = actions[np.argsort(-visits[actions], kind="stable")]
         candidates: list[Candidate] = []
-        for i in order:
-            n = int(visits[i])
+        for a in order:
+            n = int(visits[a])
             if n == 0 and candidates:
                 continue
-            winrate = float(wins[i] / n) if n else 0.5
-            pv = _principal_variation(tree, sl.start + int(i), game)
-            candidates.append(Candidate(pv[0], n, winrate, float(priors[i]), 2 * winrate - 1, pv))
+            winrate = float(wins[a] / n) if n else 0.5
+            t = int(best_tree[a])
+            pv = _principal_variation(trees[t], int(best_edge[a]), games[t])
+            candidates.append(Candidate(pv[0], n, winrate, float(priors[a]), 2 * winrate - 1, pv))
         best = candidates[0]
         return SearchResult(
             best.move,

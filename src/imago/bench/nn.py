@@ -74,7 +74,11 @@ def _oracle_seconds(backend: str, state: GameState, repeats: int) -> float | Non
     return median_seconds(call_many, repeats) / 100
 
 
-@benchmark("nn.guided", "nnmcts (MCTS + the shipped 9x9 network) against mcts: sims/s, ms/call")
+@benchmark(
+    "nn.guided",
+    "nnmcts (MCTS + the shipped 9x9 network) against mcts, one and two search threads: sims/s, "
+    "ms/call",
+)
 def guided(config: BenchConfig) -> list[Figure]:
     simulations = 2000 if config.quick else 8000
     positions = _guided_positions()
@@ -82,7 +86,9 @@ def guided(config: BenchConfig) -> list[Figure]:
     figures = []
     for label, spec in (
         ("mcts", "mcts"),
+        ("mcts_threads2", "mcts:threads=2"),
         ("nnmcts_onnx", "nnmcts:backend=onnx"),
+        ("nnmcts_onnx_threads2", "nnmcts:backend=onnx,threads=2"),
         ("nnmcts_torch", "nnmcts:backend=torch"),
     ):
         try:

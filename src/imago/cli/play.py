@@ -18,7 +18,8 @@ def play(
     white: str = typer.Option(
         None,
         help="human, or an agent: NAME[:option=value,...] (default: imago's strongest engine: "
-        "nnmcts on 9x9 Go when torch is installed, else mcts; alphabeta for Othello).",
+        "nnmcts on 9x9 Go when torch is installed, else mcts, with two search threads on a "
+        "machine with two cores; alphabeta for Othello).",
     ),
     hint: str = typer.Option(
         None, help="The agent that answers `hint` (default: the first agent playing, or random)."
@@ -67,16 +68,19 @@ def play(
 
 def default_opponent(game: str, size: int | None) -> str:
     """The agent a person plays by default: the strongest one this installation can run (the
-    shipped Go network is for 9x9 and needs the ``nn`` extra)."""
+    shipped Go network is for 9x9 and needs the ``nn`` extra; Go searches use two threads where
+    the machine has two cores)."""
     import importlib.util
+    import os
 
     from imago.nn.shipped import SHIPPED_MODELS
 
     if game == "othello":
         return "alphabeta"
+    threads = "" if (os.cpu_count() or 1) < 2 else ":threads=2"
     if ("go", size or 9) in SHIPPED_MODELS and importlib.util.find_spec("torch") is not None:
-        return "nnmcts"
-    return "mcts"
+        return "nnmcts" + threads
+    return "mcts" + threads
 
 
 def register(app: typer.Typer) -> None:

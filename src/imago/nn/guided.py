@@ -14,6 +14,7 @@ made). Other board sizes need ``model=PATH``.
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -48,8 +49,9 @@ class GuidedMCTSOptions(MCTSOptions):
     ``imago bench nn.guided``), ``torch``, or ``auto``: ONNX Runtime when installed and
     ``symmetries=1``, else torch."""
     device: str = "auto"
-    threads: int = 1
-    """CPU threads for torch (process-wide; 0 keeps torch's default)."""
+    nn_threads: int = 1
+    """CPU threads of one network call (torch's process-wide setting, ONNX Runtime's per
+    session; 0 keeps their defaults). The search's own threads are ``threads``."""
 
 
 class NetworkPriors:
@@ -58,7 +60,8 @@ class NetworkPriors:
     Feature sets that look back in time see the current board repeated (the search does not
     keep the boards before a tree node); ``legal4`` and ``stones2`` models need no history.
     With an ONNX Runtime ``session`` (:func:`imago.nn.export.onnx_session` of the same model)
-    the network runs there instead of in torch.
+    the network runs there instead of in torch. Safe to call from the search's threads (both
+    runtimes allow concurrent inference; ``calls`` counts every call).
     """
 
     def __init__(
@@ -73,6 +76,7 @@ class NetworkPriors:
         self.features = network.spec.feature_set
         self.session = session
         self.calls = 0
+        self._count_lock = threading.Lock()  # the search may ask from several threads
 
     def __call__(
         self, board: npt.NDArray[np.int64], to_play: int, actions: npt.NDArray[np.int64]
@@ -88,7 +92,8 @@ class NetworkPriors:
         legal[0, actions] = True
         positions = Positions(np.ascontiguousarray(boards), np.array([to_play], np.int8), legal)
         planes = self.features.encode(positions)
-        self.calls += 1
+        with self._count_lock:
+            self.calls += 1
         if self.session is not None:
             (logits,) = self.session.run(["policy"], {"planes": planes.astype(np.float32)})
             chosen: npt.NDArray[np.float64] = np.asarray(logits[0, actions], dtype=np.float64)
@@ -116,10 +121,10 @@ def _make_guided(options: GuidedMCTSOptions, rng: np.random.Generator) -> Agent:
     from imago.nn.inference import Network
     from imago.nn.models import ModelError
 
-    if options.threads > 0:
+    if options.nn_threads > 0:
         import torch
 
-        torch.set_num_threads(options.threads)
+        torch.set_num_threads(options.nn_threads)
     if options.backend not in ("auto", "onnx", "torch"):
         raise ValueError("backend must be auto, onnx or torch")
     model = options.model or shipped_model("go", 9)
@@ -128,7 +133,7 @@ def _make_guided(options: GuidedMCTSOptions, rng: np.random.Generator) -> Agent:
     if options.backend == "onnx" or (options.backend == "auto" and options.symmetries == 1):
         from imago.nn.export import onnx_session
 
-        session = onnx_session(model, threads=max(options.threads, 0))
+        session = onnx_session(model, threads=max(options.nn_threads, 0))
         if session is None and options.backend == "onnx":
             raise ModelError("backend=onnx needs onnx and onnxruntime (pip install imago[nn])")
     oracle = NetworkPriors(network, network.spec.size, options.symmetries, session)
