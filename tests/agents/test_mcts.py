@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -421,3 +422,19 @@ def test_an_oracle_answering_the_wrong_number_of_weights_is_an_error() -> None:
     agent = MCTSAgent(MCTSOptions(), np.random.default_rng(1), ShortOracle())
     with pytest.raises(ValueError, match=r"answered 81 weights for 82 moves"):
         agent.select_move(make("go", size=9), Limit(playouts=10))
+
+
+def test_a_failing_search_thread_stops_the_other() -> None:
+    class ShortInOneThread:
+        size = 9
+
+        def __call__(self, board: np.ndarray, to_play: int, actions: np.ndarray) -> np.ndarray:
+            short = threading.current_thread().name.endswith("_0")
+            return np.ones(len(actions) - short)
+
+    # the error comes back at once, not after the healthy thread's minute
+    threaded = MCTSAgent(MCTSOptions(threads=2), np.random.default_rng(1), ShortInOneThread())
+    started = time.perf_counter()
+    with pytest.raises(ValueError, match=r"answered 81 weights for 82 moves"):
+        threaded.select_move(make("go", size=9), Limit(time=60))
+    assert time.perf_counter() - started < 10

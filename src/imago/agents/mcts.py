@@ -92,12 +92,14 @@ class MCTSConfig:
     resign_min_visits: int = 200
     settled_pass: float = 0.9
     """Go: a pass that would end the game (the opponent has just passed) is played only when
-    its win rate is at least this or at most ``1 -`` this; in between, the playouts disagree
-    about some group's fate, and the most visited other move whose win rate is within 0.15 of
-    the pass's is played instead (under area scoring a move in one's own area costs nothing,
-    and the game goes on until the position is settled rather than being counted while a
-    group's status is open; a move that fills a seki's liberty scores far lower and is not
-    chosen)."""
+    its win rate is at least this or at most ``1 -`` this. In between, the playouts disagree
+    about some group's fate, and the most visited other move whose win rate is within
+    ``settled_pass_margin`` of the pass's is played instead: under area scoring a move in
+    one's own area costs nothing, and the game goes on until the position is settled rather
+    than being counted while a group's status is open (a move that fills a seki's liberty
+    scores far lower, and is not chosen)."""
+    settled_pass_margin: float = 0.15
+    """How much lower than the pass's win rate the move played instead may score."""
     virtual_loss: int = 1
     max_playout_moves: int = 1000
     playout_policy: str = "pattern"
@@ -850,7 +852,7 @@ class MCTSAgent(Agent):
             or not 1 - certain < result.winrate < certain
         ):
             return result
-        floor = result.winrate - 0.15  # not a move that throws the game away (seki liberties)
+        floor = result.winrate - self.config.settled_pass_margin  # not a seki's liberty, say
         others = [
             c
             for c in result.candidates
@@ -909,8 +911,13 @@ class MCTSAgent(Agent):
         start: float,
     ) -> int:
         """:meth:`_grow` on every tree at once, one thread each (the playouts shared out); this
-        thread reports the summed statistics to ``on_info``."""
+        thread reports the summed statistics to ``on_info``. When one thread fails, the others
+        stop at their next batch and the error is raised here."""
+        import threading
         from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
+
+        failed = threading.Event()
+        halt = _EitherFlag(stop, failed)
 
         n = len(trees)
         shares: list[int | None] = (
@@ -921,12 +928,15 @@ class MCTSAgent(Agent):
         progress = [0] * n
         with ThreadPoolExecutor(max_workers=n, thread_name_prefix="imago-mcts") as pool:
             futures = [
-                pool.submit(self._grow, game, tree, share, deadline, stop, None, start, progress, i)
+                pool.submit(self._grow, game, tree, share, deadline, halt, None, start, progress, i)
                 for i, (game, tree, share) in enumerate(zip(games, trees, shares, strict=True))
             ]
             while True:
                 finished, pending = wait(futures, timeout=0.5, return_when=FIRST_EXCEPTION)
-                if not pending or any(f.exception() is not None for f in finished):
+                if any(f.exception() is not None for f in finished):
+                    failed.set()
+                    break
+                if not pending:
                     break
                 if on_info is not None:
                     seconds = time.perf_counter() - start
@@ -980,6 +990,17 @@ class MCTSAgent(Agent):
             seconds=seconds,
             candidates=tuple(candidates),
         )
+
+
+@dataclass(frozen=True, slots=True)
+class _EitherFlag:
+    """A stop flag set when either of two is (the caller's may be absent)."""
+
+    first: StopFlag | None
+    second: StopFlag
+
+    def is_set(self) -> bool:
+        return self.second.is_set() or (self.first is not None and self.first.is_set())
 
 
 def _same_moves(tree: Tree, node: int, game: SearchGame) -> bool:
