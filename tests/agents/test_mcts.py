@@ -375,8 +375,7 @@ class _FavouriteOracle:
 
 
 def _root_visits(agent: MCTSAgent, action: int) -> float:
-    tree = agent._tree
-    assert tree is not None
+    (tree,) = agent._trees
     sl = tree.edges(tree.root)
     hit = np.flatnonzero(tree.ei[sl, 0] == action)
     return float(tree.ef[sl.start + int(hit[0]), 0])
@@ -393,8 +392,7 @@ def test_prior_oracle_steers_the_go_search() -> None:
     )
     result = guided.select_move(state, Limit(playouts=1500))
     assert _root_visits(guided, favourite) > 5 * max(_root_visits(plain, favourite), 10)
-    tree = guided._tree
-    assert tree is not None
+    (tree,) = guided._trees
     used = int(tree.counts[0])
     guided_nodes = int(tree.ni[:used, 3].sum())
     visited = int((tree.nf[:used] >= 3).sum())  # passed through at least 4 times

@@ -750,11 +750,6 @@ class MCTSAgent(Agent):
         self._trees: list[Tree] = []
         self._root_key: int | None = None
 
-    @property
-    def _tree(self) -> Tree | None:
-        """The first thread's tree from the last search (None before one)."""
-        return self._trees[0] if self._trees else None
-
     def reset(self) -> None:
         self._trees = []
         self._root_key = None
@@ -839,17 +834,14 @@ class MCTSAgent(Agent):
         return result
 
     def _settled(self, state: GameState, result: SearchResult) -> SearchResult:
-        """``result``, or its most visited move other than pass when passing would end a Go
-        game whose outcome the search is unsure of (``MCTSConfig.settled_pass``)."""
-        last = state.last_move
+        """``result``, or its most visited move other than pass when passing would end the game
+        and the search is unsure of its outcome (``MCTSConfig.settled_pass``)."""
         certain = self.config.settled_pass
         if (
-            state.game != "go"
-            or not result.move.is_pass
-            or last is None
-            or not last.is_pass
+            not result.move.is_pass
             or result.winrate is None
             or not 1 - certain < result.winrate < certain
+            or not state.play(Move.PASS).is_over()  # the rules say whether a pass ends it
         ):
             return result
         floor = result.winrate - self.config.settled_pass_margin  # not a seki's liberty, say

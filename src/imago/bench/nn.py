@@ -59,11 +59,8 @@ def _oracle_seconds(backend: str, state: GameState, repeats: int) -> float | Non
     oracle = agent.oracle  # type: ignore[attr-defined]
     if backend == "onnx" and oracle.session is None:
         return None
-    from imago.games.go import fastpath
-
-    sim = fastpath.to_arrays(state)  # type: ignore[arg-type]
-    points = state.size * state.size
-    board, color = sim[:points], int(sim[10 * points + fastpath.F_TO_PLAY])
+    board = state.board().reshape(-1).astype(np.int64)  # type: ignore[attr-defined]
+    color = int(state.to_play)
     actions = np.flatnonzero(state.legal_mask())
 
     def call_many() -> None:

@@ -1,0 +1,42 @@
+"""``bench/match_figures.py``: per-player figures read back from match folders."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+from types import ModuleType
+
+from imago.arena.match import GameRecord, MatchFolder
+
+_SCRIPT = Path(__file__).parents[2] / "bench" / "match_figures.py"
+
+
+def _script() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("match_figures", _SCRIPT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+#  ply  player  move   comment                         after a pass?
+#  0    a (B)   D6     1.00 s, winrate 50.0%, 1200 nodes
+#  1    b (W)   pass   0.01 s
+#  2    a (B)   E5     800 nodes                        yes
+#  3    b (W)   pass   0.01 s
+#  4    a (B)   pass   300 nodes                        no: a pass
+_SGF = (
+    "(;GM[1]SZ[9]KM[7];B[dd]C[1.00 s, winrate 50.0%, 1200 nodes];W[]C[0.01 s]"
+    ";B[ee]C[800 nodes];W[]C[0.01 s];B[]C[300 nodes])"
+)
+_RECORD = GameRecord(0, "a", "b", None, "0", "score", moves=("D6", "pass", "E5", "pass", "pass"))
+
+
+def test_nodes_and_plays_after_a_pass_are_read_per_player(tmp_path: Path) -> None:
+    figures = _script()
+    assert figures.player_figures(_RECORD, _SGF) == {"a": ([1200, 800, 300], 1), "b": ([], 0)}
+    folder = MatchFolder(tmp_path)
+    folder.save(_RECORD, _SGF)
+    swapped = GameRecord(1, "b", "a", None, "0", "score", moves=_RECORD.moves)
+    folder.save(swapped, _SGF)
+    assert figures.folder_figures(tmp_path) == {"a": (5, 800, 1), "b": (5, 800, 1)}
