@@ -15,14 +15,17 @@ from imago.agents.mcts import (
     UCT,
     ChildStats,
     Evaluation,
+    Gumbel,
+    LeafBatch,
     MCTSAgent,
     MCTSConfig,
     MCTSOptions,
     RandomPlayoutEvaluator,
     RaveUCT,
-    SearchGame,
-    _OthelloGame,
+    UniformEvaluator,
+    search_game,
 )
+from imago.agents.mcts import _tree as kt
 from imago.core.move import Move
 from imago.games import make
 from imago.games.go import GoPosition
@@ -161,7 +164,7 @@ def test_threads_keep_their_trees_and_obey_time_and_stop() -> None:
     after = state.play(first.move).play(first.pv[1])
     second = agent.select_move(after, Limit(playouts=10))
     assert len(agent._trees) == 2
-    assert all(t.nf[t.root] > 5 for t in agent._trees)  # both old subtrees kept
+    assert all(t.visits(t.root) > 5 for t in agent._trees)  # both old subtrees kept
     assert sum(c.visits for c in second.candidates) > 10
     infos: list[SearchResult] = []
     timed = agent.select_move(after, Limit(time=1.2), on_info=infos.append)
@@ -184,7 +187,7 @@ def test_resigns_a_lost_position() -> None:
         assert agent.select_move(lost, Limit(playouts=500)).move == Move.RESIGN
 
 
-def test_selection_rules_agree_on_arrays() -> None:
+def test_selection_rules_on_arrays() -> None:
     stats = ChildStats(
         n=np.array([0.0, 10.0, 5.0]),
         w=np.array([0.0, 6.0, 4.0]),
@@ -197,35 +200,86 @@ def test_selection_rules_agree_on_arrays() -> None:
     assert np.argmax(uct) == 0  # unvisited first
     rave = RaveUCT().scores(stats, 15, config)
     assert rave[0] == pytest.approx(0.75)  # unvisited: its AMAF value
-    puct = PUCT().scores(stats, 15, config)
-    assert puct.shape == (3,)
+    # PUCT: the unvisited child is worth the node's value less the first-play reduction
+    puct = PUCT().scores(stats, 15, config, value=0.6)
+    fpu = 0.6 - config.fpu_reduction * np.sqrt(0.8)
+    assert puct[0] == pytest.approx(fpu + 0.1 * 0.2 * np.sqrt(15))
+    gumbel = Gumbel().scores(stats, 15, config, value=0.6)
+    assert gumbel.shape == (3,) and np.all(gumbel < 1)
+
+
+def _kernel_choice(rule: object, stats: ChildStats, value: float | None, config: MCTSConfig) -> int:
+    """The edge ``select_edge`` picks for a node with these children's statistics."""
+    k = len(stats.n)
+    ni = np.array([[0, k, 1, kt.EVALUATED if value is not None else 0]], dtype=np.int64)
+    nf = np.array([[stats.n.sum() + 1, np.nan if value is None else value]])
+    ef = np.stack([stats.n, stats.w, stats.amaf_n, stats.amaf_w, stats.prior], axis=1)
+    config = MCTSConfig(**{**{f: getattr(config, f) for f in ("c", "rave_k", "fpu_reduction")}})
+    return int(
+        kt.select_edge(
+            0,
+            ni,
+            nf,
+            ef,
+            rule.kernel_id,
+            config.knobs(),
+            np.empty(0),
+            np.zeros(k),  # type: ignore[attr-defined]
+        )
+    )
+
+
+@pytest.mark.parametrize("rule", [UCT(), RaveUCT(), PUCT(), Gumbel()], ids=type)
+def test_the_kernel_picks_the_child_the_formula_scores_highest(rule: object) -> None:
+    rng = np.random.default_rng(7)
+    config = MCTSConfig(c=0.8, rave_k=300.0)
+    for _ in range(300):
+        k = int(rng.integers(2, 12))
+        n = rng.integers(0, 30, size=k).astype(float) * (rng.random(k) < 0.8)
+        w = n * rng.random(k)
+        an = rng.integers(0, 60, size=k).astype(float) * (rng.random(k) < 0.7)
+        aw = an * rng.random(k)
+        prior = rng.dirichlet(np.ones(k))
+        stats = ChildStats(n, w, an, aw, prior)
+        value = None if isinstance(rule, UCT | RaveUCT) else float(rng.random())
+        scores = rule.scores(stats, n.sum() + 1, config, value)  # type: ignore[attr-defined]
+        chosen = _kernel_choice(rule, stats, value, config)
+        assert scores[chosen] == pytest.approx(scores.max(), abs=1e-9), (stats, chosen)
 
 
 class _CountingEvaluator:
-    """A non-playout evaluator: the search must take the generic (Python) path with it."""
+    """Uniform priors, playout values: a non-playout evaluator, so the batched path runs."""
+
+    history = 1
+    needs_states = True
 
     def __init__(self) -> None:
         self.calls = 0
-        self.inner = RandomPlayoutEvaluator()
+        self.leaves = 0
 
-    def evaluate(self, game: SearchGame, sim: object, actions: np.ndarray) -> Evaluation:
+    def evaluate(self, leaves: LeafBatch, count: int) -> Evaluation:
         self.calls += 1
-        result = self.inner.evaluate(game, sim, actions)
-        priors = np.full(len(actions), 1.0 / len(actions))
-        return Evaluation(result.value, priors, result.first)
+        self.leaves += count
+        values = RandomPlayoutEvaluator().evaluate(leaves, count).values
+        return Evaluation(values, UniformEvaluator().evaluate(leaves, count).priors)
 
 
-@pytest.mark.parametrize("rule", [UCT(), RaveUCT(), PUCT()])
-def test_generic_path_with_another_evaluator(rule: object) -> None:
-    state = make("othello")
-    game = _OthelloGame(state, seed=1)
+@pytest.mark.parametrize("rule", [UCT(), RaveUCT(), PUCT(), Gumbel()], ids=type)
+@pytest.mark.parametrize("game", ["othello", "go"])
+def test_batched_path_with_another_evaluator(rule: object, game: str) -> None:
+    state = make(game) if game == "othello" else make(game, size=7)
+    config = MCTSConfig(dirichlet_alpha=0.3)
+    game_view = search_game(state, config, seed=1)
     evaluator = _CountingEvaluator()
-    search = MCTS(MCTSConfig(dirichlet_alpha=0.3), rule, evaluator, np.random.default_rng(1))  # type: ignore[arg-type]
-    tree = search.new_tree(game)
-    search.run(game, tree, 200)
-    assert evaluator.calls >= 190
-    root_visits = tree.ef[tree.edges(tree.root), 0]
-    assert root_visits.sum() == 200  # virtual loss fully removed
+    search = MCTS(config, rule, evaluator, np.random.default_rng(1), per_root=4)  # type: ignore[arg-type]
+    tree = search.new_tree(game_view)
+    search.begin(tree, game_view, 200)
+    assert search.run(game_view, tree, 200) == 200
+    root_visits = tree.ef[tree.edges(tree.root), kt.E_N]
+    assert root_visits.sum() == 200  # the root's own evaluation is no simulation
+    assert evaluator.leaves >= 150 and evaluator.calls < evaluator.leaves  # batched
+    assert not (tree.ni[: tree.nodes_used, kt.N_FLAGS] & kt.PENDING).any()
+    assert (tree.ef[: tree.edges_used, kt.E_N] >= 0).all()  # virtual loss fully removed
 
 
 def test_options_validation() -> None:
@@ -357,82 +411,75 @@ def test_playout_policies_deterministic_and_legal(policy: str) -> None:
         make_agent("mcts", "go", {"playout_policy": "nope"}, seed=1)
 
 
-# -- a prior oracle guiding the Go search -------------------------------------------------------
-class _FavouriteOracle:
-    """Puts nearly all the prior weight on one point; counts its calls."""
+# -- a guide (a network's priors) steering the Go playout search ---------------------------------
+class _FavouriteGuide:
+    """Puts nearly all the prior weight on one point; counts the positions asked about."""
 
-    size = 9
+    history = 1
+    needs_states = False
 
-    def __init__(self, favourite: int) -> None:
+    def __init__(self, favourite: int, fail_in_thread: str | None = None) -> None:
         self.favourite = favourite
-        self.calls = 0
-        self.sizes: set[int] = set()
+        self.positions = 0
+        self.fail_in_thread = fail_in_thread
 
-    def __call__(self, board: np.ndarray, to_play: int, actions: np.ndarray) -> np.ndarray:
-        self.calls += 1
-        self.sizes.add(len(board))
-        return np.where(actions == self.favourite, 100.0, 1.0)
+    def evaluate(self, leaves: LeafBatch, count: int) -> Evaluation:
+        if self.fail_in_thread and threading.current_thread().name.endswith(self.fail_in_thread):
+            raise ValueError("the guide broke")
+        self.positions += count
+        priors = leaves.legal[:count].astype(float)
+        priors[:, self.favourite] *= 100.0
+        return Evaluation(np.full(count, 0.5), priors / priors.sum(axis=1, keepdims=True))
 
 
 def _root_visits(agent: MCTSAgent, action: int) -> float:
     (tree,) = agent._trees
-    sl = tree.edges(tree.root)
-    hit = np.flatnonzero(tree.ei[sl, 0] == action)
-    return float(tree.ef[sl.start + int(hit[0]), 0])
+    return float(tree.ef[tree.edges(tree.root), kt.E_N][tree.actions(tree.root) == action][0])
 
 
-def test_prior_oracle_steers_the_go_search() -> None:
+def test_a_guide_steers_the_go_search() -> None:
     state = make("go", size=9)
     favourite = Move.from_gtp("B2", 9).to_action(9)  # a poor second-line move nobody picks
     plain = MCTSAgent(MCTSOptions(), np.random.default_rng(3))
     plain.select_move(state, Limit(playouts=1500))
-    oracle = _FavouriteOracle(favourite)
+    guide = _FavouriteGuide(favourite)
     guided = MCTSAgent(
-        MCTSOptions(), np.random.default_rng(3), oracle, oracle_visits=4, oracle_bias=0.5
+        MCTSOptions(), np.random.default_rng(3), guide, guide_visits=4, guide_bias=0.5
     )
     result = guided.select_move(state, Limit(playouts=1500))
     assert _root_visits(guided, favourite) > 5 * max(_root_visits(plain, favourite), 10)
     (tree,) = guided._trees
-    used = int(tree.counts[0])
-    guided_nodes = int(tree.ni[:used, 3].sum())
-    visited = int((tree.nf[:used] >= 3).sum())  # passed through at least 4 times
-    assert oracle.calls == guided_nodes and 1 <= guided_nodes <= visited + 1
-    assert oracle.sizes == {81}
+    used = tree.nodes_used
+    guided_nodes = int((tree.ni[:used, kt.N_FLAGS] & kt.EVALUATED != 0).sum())
+    visited = int((tree.nf[:used, kt.NF_VISITS] >= 3).sum())  # passed through at least 4 times
+    assert guide.positions == guided_nodes and 1 <= guided_nodes <= visited + 1
     assert result.move in state.legal_moves()
 
 
-def test_no_oracle_means_the_plain_search() -> None:
+def test_no_guide_means_the_plain_search() -> None:
     state = make("go", size=9).play(Move.from_gtp("E5", 9))
     a = MCTSAgent(MCTSOptions(), np.random.default_rng(5)).select_move(state, Limit(playouts=600))
-    b = MCTSAgent(MCTSOptions(), np.random.default_rng(5), None, oracle_visits=2).select_move(
+    b = MCTSAgent(MCTSOptions(), np.random.default_rng(5), None, guide_visits=2).select_move(
         state, Limit(playouts=600)
     )
     assert a.move == b.move and a.candidates == b.candidates
 
 
-def test_an_oracle_answering_the_wrong_number_of_weights_is_an_error() -> None:
-    class ShortOracle:
-        size = 9
+def test_a_guide_answering_the_wrong_shape_is_an_error() -> None:
+    class ShortGuide(_FavouriteGuide):
+        def evaluate(self, leaves: LeafBatch, count: int) -> Evaluation:
+            return Evaluation(np.full(count, 0.5), np.ones((count, 81)))
 
-        def __call__(self, board: np.ndarray, to_play: int, actions: np.ndarray) -> np.ndarray:
-            return np.ones(len(actions) - 1)
-
-    agent = MCTSAgent(MCTSOptions(), np.random.default_rng(1), ShortOracle())
-    with pytest.raises(ValueError, match=r"answered 81 weights for 82 moves"):
+    agent = MCTSAgent(MCTSOptions(), np.random.default_rng(1), ShortGuide(0))
+    with pytest.raises(ValueError, match=r"priors of shape \(1, 81\) for 1 leaves of 82"):
         agent.select_move(make("go", size=9), Limit(playouts=10))
 
 
 def test_a_failing_search_thread_stops_the_other() -> None:
-    class ShortInOneThread:
-        size = 9
-
-        def __call__(self, board: np.ndarray, to_play: int, actions: np.ndarray) -> np.ndarray:
-            short = threading.current_thread().name.endswith("_0")
-            return np.ones(len(actions) - short)
-
     # the error comes back at once, not after the healthy thread's minute
-    threaded = MCTSAgent(MCTSOptions(threads=2), np.random.default_rng(1), ShortInOneThread())
+    guide = _FavouriteGuide(0, fail_in_thread="_0")
+    threaded = MCTSAgent(MCTSOptions(threads=2), np.random.default_rng(1), guide)
     started = time.perf_counter()
-    with pytest.raises(ValueError, match=r"answered 81 weights for 82 moves"):
+    with pytest.raises(ValueError, match="the guide broke"):
         threaded.select_move(make("go", size=9), Limit(time=60))
     assert time.perf_counter() - started < 10
