@@ -483,3 +483,26 @@ def test_a_failing_search_thread_stops_the_other() -> None:
     with pytest.raises(ValueError, match="the guide broke"):
         threaded.select_move(make("go", size=9), Limit(time=60))
     assert time.perf_counter() - started < 10
+
+
+def test_mcts_passes_only_when_passing_is_right() -> None:
+    # Found by a first-hour user: mcts:playouts=200 against random on 9x9 passed 30-60 times a
+    # game on an open board (in a won position a playout cannot tell a pass from a move) and
+    # won by a few points. A pass now comes only in answer to a pass or with nothing to play.
+    from imago.games.go import GoRules
+
+    agent = make_agent("mcts", "go", {"resign": "0"}, seed=0)
+    opponent = make_agent("random", "go", {}, seed=10)
+    state = make("go", size=9, rules=GoRules.preset("chinese").with_komi(7))
+    early_passes = 0
+    while not state.is_over():
+        player = agent if state.to_play == 1 else opponent
+        result = player.select_move(state, Limit(playouts=200))
+        answering = state.last_move is not None and state.last_move.is_pass
+        nothing_else = [m for m in state.sensible_moves() if m.is_play] == []  # type: ignore[attr-defined]
+        if player is agent and result.move.is_pass and not (answering or nothing_else):
+            early_passes += 1
+        state = state.play(result.move)
+    outcome = state.outcome()
+    assert early_passes == 0
+    assert outcome is not None and outcome.winner == 1 and outcome.margin > 20

@@ -139,7 +139,7 @@ def _priors(position: GoPosition) -> dict[str, float]:
     size = position.size
     s = gf.to_arrays(position)
     out = np.empty(size * size + 1, dtype=np.int64)
-    n = mk.sensible_moves(s, size, False, 0, np.empty(0, dtype=np.int64), out)
+    n = mk.sensible_moves(s, size, False, 0, np.empty(0, dtype=np.int64), out, True)
     ei = np.zeros((n, 2), dtype=np.int64)
     ei[:, 0] = out[:n]
     ef = np.zeros((n, 5))

@@ -77,16 +77,25 @@ def playout(
 
 @numba.njit(cache=True, nogil=True)
 def sensible_moves(
-    s: np.ndarray, size: int, suicide: bool, ko_mode: int, history: np.ndarray, out: np.ndarray
+    s: np.ndarray,
+    size: int,
+    suicide: bool,
+    ko_mode: int,
+    history: np.ndarray,
+    out: np.ndarray,
+    pass_always: bool,
 ) -> int:
-    """The tree's moves: sensible actions (legal, not filling one's own true eye), then pass,
-    into ``out``; 0 when the game is over (two passes)."""
+    """The tree's moves into ``out``: sensible actions (legal, not filling one's own true eye),
+    then pass: always with ``pass_always``, else only in answer to a pass (when it can end
+    the game) or when nothing else is sensible. 0 when the game is over (two passes)."""
     h = gf.header(size)
     if s[h + gf.F_PASSES] >= 2:
         return 0
     color = s[h + gf.F_TO_PLAY]
     n = gf.sensible_actions(s, size, color, suicide, ko_mode, history, out)
-    if n == 0 or out[n - 1] != size * size:
+    if n > 0 and out[n - 1] == size * size:
+        n -= 1
+    if n == 0 or pass_always or s[h + gf.F_PASSES] > 0:
         out[n] = size * size
         n += 1
     return n
@@ -191,6 +200,7 @@ def run_playouts(
     policy: int,
     table: np.ndarray,
     prior: float,
+    pass_always: bool,
     guide_visits: int,
     root_boards: np.ndarray,
     queue: np.ndarray,
@@ -200,7 +210,8 @@ def run_playouts(
     legal: np.ndarray,
 ) -> int:
     """Up to ``count`` simulations with playouts (``policy``) and the pattern priors of
-    :func:`imago.agents._go_patterns.node_priors` (weight ``prior``) on new nodes; how many ran.
+    :func:`imago.agents._go_patterns.node_priors` (weight ``prior``) on new nodes, and pass
+    among the moves as :func:`sensible_moves` says (``pass_always``); how many ran.
 
     With ``guide_visits > 0`` the priors of the root and of each node that ``guide_visits``
     simulations have passed through are asked of an evaluator: such a node is marked
@@ -257,7 +268,7 @@ def run_playouts(
             _remember(work, nn, depth, ring)
             child = ei[e, kt.E_CHILD]
             if child < 0:
-                n = sensible_moves(work, size, suicide, ko_mode, history, actions)
+                n = sensible_moves(work, size, suicide, ko_mode, history, actions, pass_always)
                 child = kt.add_node(work[h + gf.F_TO_PLAY], actions, n, ni, nf, ef, ei, counts)
                 if child >= 0:
                     node_priors(work, size, suicide, ni[child, kt.N_FIRST], n, ei, ef, table, prior)
@@ -291,6 +302,7 @@ def collect_leaves(
     komi: float,
     suicide: bool,
     ko_mode: int,
+    pass_always: bool,
     ended: int,
     rng: np.ndarray,
     table: np.ndarray,
@@ -385,7 +397,7 @@ def collect_leaves(
                 _remember(work, nn, depth, ring)
                 child = ei[e, kt.E_CHILD]
                 if child < 0:
-                    n = sensible_moves(work, size, suicide, ko_mode, keys, actions)
+                    n = sensible_moves(work, size, suicide, ko_mode, keys, actions, pass_always)
                     child = kt.add_node(work[h + gf.F_TO_PLAY], actions, n, ni, nf, ef, ei, counts)
                     ei[e, kt.E_CHILD] = child
                     node = child

@@ -403,6 +403,7 @@ def playout_config(options: MCTSOptions, **more: object) -> MCTSConfig:
         dirichlet_alpha=options.dirichlet_alpha,
         playout_policy=options.playout_policy,
         prior_weight=options.priors,
+        pass_moves="answer",
         **more,  # type: ignore[arg-type]
     )
 

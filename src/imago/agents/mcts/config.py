@@ -35,6 +35,11 @@ class MCTSConfig:
     resign_threshold: float = 0.05
     """Resign when the root win rate is below this (0: never)."""
     resign_min_visits: int = 200
+    pass_moves: str = "always"
+    """Go: when pass is among a node's moves: ``always``, or ``answer`` (only in answer to a
+    pass, when it can end the game, or when no other move is sensible). Playout searches
+    take ``answer``: while both sides still have moves, a playout cannot tell a pass from a
+    useful move in a won position, and the search would pass on an open board."""
     settled_pass: float = 0.9
     """Go: a pass that would end the game (the opponent has just passed) is played only when
     its win rate is at least this or at most ``1 -`` this. In between, the search disagrees
@@ -71,6 +76,8 @@ class MCTSConfig:
             raise ValueError("c, virtual_loss, dirichlet_alpha and dirichlet_scale must be >= 0")
         if not 0 <= self.dirichlet_fraction <= 1:
             raise ValueError("dirichlet_fraction must be in [0, 1]")
+        if self.pass_moves not in ("always", "answer"):
+            raise ValueError("pass_moves must be always or answer")
         if self.gumbel_considered < 1:
             raise ValueError("gumbel_considered must be >= 1")
 

@@ -303,6 +303,7 @@ class GoSearchGame:
         self.policy = PLAYOUT_POLICIES[config.playout_policy]
         self.prior_weight = config.prior_weight
         self.ended = _go.ENDED_CAUTIOUS if ended == "cautious" else _go.ENDED_AREA
+        self.pass_always = config.pass_moves == "always"
         self._rng = gf.seed_rng(seed)
         self._table = _pattern_table()
         self._buf = np.empty(self.num_actions, dtype=np.int64)
@@ -318,7 +319,9 @@ class GoSearchGame:
 
     def root_moves(self, g: int) -> tuple[int, IntArray]:
         state, keys = self._root(g)
-        n = _go.sensible_moves(state, self.size, self.suicide, self.mode, keys, self._buf)
+        n = _go.sensible_moves(
+            state, self.size, self.suicide, self.mode, keys, self._buf, self.pass_always
+        )
         color = int(state[gf.header(self.size) + gf.F_TO_PLAY])
         return color, self._buf[:n].copy()
 
@@ -377,6 +380,7 @@ class GoSearchGame:
                 self.policy,
                 self._table,
                 self.prior_weight,
+                self.pass_always,
                 visits,
                 self.batch.boards[g],
                 leaves.node,
@@ -414,6 +418,7 @@ class GoSearchGame:
                 self.komi,
                 self.suicide,
                 self.mode,
+                self.pass_always,
                 self.ended,
                 self._rng,
                 self._table,
