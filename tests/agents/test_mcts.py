@@ -57,6 +57,26 @@ def test_othello_beats_random() -> None:
     assert _random_game("othello", 1, Limit(playouts=300)) > 0
 
 
+@pytest.mark.parametrize("size", [6, 4])
+def test_small_othello_boards(size: int) -> None:
+    # 4x4 is a first-player loss and so small that random play often stumbles on the same
+    # result: the search must only play it legally; on 6x6 it must win
+    black = make_agent("mcts", "othello", {}, seed=size)
+    white = make_agent("random", "othello", {}, seed=size + 1)
+    wins = 0
+    for game in range(4):
+        state = make("othello", size=size)
+        while not state.is_over():
+            agent = black if (state.to_play == 1) == (game % 2 == 0) else white
+            result = agent.select_move(state, Limit(playouts=400))
+            assert result.move in state.legal_moves()
+            state = state.play(result.move)
+        outcome = state.outcome()
+        assert outcome is not None
+        wins += outcome.winner == (1 if game % 2 == 0 else 2)
+    assert wins >= (3 if size == 6 else 0)
+
+
 @pytest.mark.parametrize("rave", ["true", "false"])
 def test_go_beats_random(rave: str) -> None:
     assert _random_game("go", 2, Limit(playouts=300), rave=rave) > 0

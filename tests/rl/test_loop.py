@@ -58,6 +58,12 @@ def test_the_test_loop_runs_end_to_end(tmp_path: Path) -> None:
     sgf = next((run / "games" / "000000").glob("*.sgf"))
     games = read_file(sgf)
     assert games and all(g.game_name == "othello" for g in games)
+    from imago.records.transcript import read_transcript_file
+
+    transcripts = read_transcript_file(sgf.with_suffix(".txt"), size=6)
+    assert [t.mainline_moves() for t in transcripts] == [
+        [m for m in g.mainline_moves() if m.is_play] for g in games
+    ]
 
 
 def _config(**changes: object) -> LoopConfig:

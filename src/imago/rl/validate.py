@@ -64,7 +64,9 @@ def records_metrics(folder: RunFolder, config: LoopConfig, model: Path) -> dict[
             filter=GameFilter(years=years, min_rank=config.records_min_rank),
             split=SplitConfig(val_fraction=1.0, val_years=years),
         )
-        build_dataset([Path(p) for p in config.records], target, build)
+        # a game gives dozens of positions: build only as many games as the limit needs
+        games = config.records_limit // 20 + 1
+        build_dataset([Path(p) for p in config.records], target, build, limit_games=games)
     dataset = Dataset.open(target)
     result = evaluate_model(model, dataset, "val", limit=config.records_limit, device="cpu")
     return {key: float(value) for key, value in result.items()}
