@@ -46,3 +46,26 @@ def test_a_generation_is_validated_on_the_holdout_and_on_wthor(
 
     records_metrics(folder, config, folder.model_path(0))
     assert built.stat().st_mtime == stamp  # the dataset is built once
+
+
+def test_solver_labelled_positions_are_made_once_and_score_a_network(tmp_path: Path) -> None:
+    from imago.rl.validate import solver_metrics, solver_positions
+
+    config = smoke_config(GameSpec("othello", 8)).with_changes(
+        {"solver_positions": 6, "solver_empties": 10, "solver_simulations": 16}
+    )
+    folder = RunFolder(tmp_path / "run")
+    init(folder, config)
+    bootstrap(folder, config)
+    states, best = solver_positions(folder, config)
+    assert len(states) == 6 and best.shape == (6, 65)
+    for state, mask in zip(states, best, strict=True):
+        black, white = state.discs()
+        assert 64 - black - white <= 10 and not state.is_over()
+        assert mask.any() and not (mask & ~state.legal_mask()).any()  # best moves are legal
+    again, best_again = solver_positions(folder, config)
+    assert [s.board_string() for s in again] == [s.board_string() for s in states]
+    assert (best_again == best).all()
+    metrics = solver_metrics(folder, config, folder.model_path(0))
+    assert metrics["positions"] == 6
+    assert 0 <= metrics["policy"] <= 1 and 0 <= metrics["search"] <= 1

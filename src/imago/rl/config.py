@@ -70,6 +70,14 @@ class LoopConfig:
     """Only Go games whose players both hold at least this rank (``1d``)."""
     records_limit: int = 20_000
     """Positions of the records evaluated per generation."""
+    solver_positions: int = 0
+    """Othello: validate each generation on this many positions the exact endgame solver
+    labelled (0: none): how often the network's first choice, and the search's move, is one
+    of the solver's best moves."""
+    solver_empties: int = 16
+    """... positions with at most this many empty squares."""
+    solver_simulations: int = 200
+    """... the search's simulations per position."""
     seed: int = 0
 
     def to_json(self) -> dict[str, Any]:
