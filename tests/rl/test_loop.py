@@ -169,3 +169,14 @@ def test_settings_round_trip_and_refuse_unknown_names() -> None:
     assert changed.selfplay.simulations == 64 and changed.records == ("a.wtb",)
     with pytest.raises(ValueError, match="unknown setting"):
         config.with_changes({"selfplay.nothing": 1})
+
+
+def test_training_keeps_pace_with_the_new_data() -> None:
+    from imago.nn.rl_train import StepsConfig
+
+    fixed = StepsConfig(steps=300)
+    assert fixed.steps_for(10) == fixed.steps_for(10**6) == 300
+    paced = StepsConfig(steps=600, samples_per_position=4, batch_size=256)
+    assert paced.steps_for(3200) == 50  # each new position shown about four times
+    assert paced.steps_for(10**6) == 600  # at most the cap
+    assert paced.steps_for(0) == 1

@@ -163,7 +163,7 @@ def preset(name: str, spec: GameSpec) -> LoopConfig:
             model="b4c32",
             games_per_round=400,
             window_rounds=4,
-            train=StepsConfig(steps=400, batch_size=256, lr=0.02),
+            train=StepsConfig(steps=600, samples_per_position=8, batch_size=256, lr=0.02),
             selfplay=SelfPlayConfig(parallel=128, simulations=32, considered=8),
             evaluation=EvalConfig(games=40, simulations=64),
         )
@@ -172,7 +172,7 @@ def preset(name: str, spec: GameSpec) -> LoopConfig:
             spec=spec,
             games_per_round=200,
             window_rounds=4,
-            train=StepsConfig(steps=300, batch_size=256, lr=0.005),
+            train=StepsConfig(steps=600, samples_per_position=4, batch_size=256, lr=0.005),
             selfplay=SelfPlayConfig(
                 parallel=128, simulations=64, fast_simulations=16, full_fraction=0.3
             ),

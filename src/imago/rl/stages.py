@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -226,6 +226,7 @@ def train(
 ) -> int | None:
     """Train the newest generation on its window and save the next one (``None`` when
     ``stop`` interrupted it: the trainer's checkpoint keeps the progress)."""
+    from imago.nn.dataset import read_shard
     from imago.nn.export import export_onnx
     from imago.nn.rl_train import load_window, train_steps
 
@@ -237,7 +238,9 @@ def train(
         raise RunError(f"round {latest} has no self-play examples yet: run `imago rl selfplay`")
     window = load_window(files)
     new = latest + 1
-    steps = config.train.steps
+    fresh = sum(len(read_shard(path)) for path in folder.example_files(latest))
+    steps = config.train.steps_for(fresh)
+    settings = replace(config.train, steps=steps, samples_per_position=0.0)
 
     def on_step(step: int, total: int, loss: float) -> None:
         report("train", step, total, f"generation {new}: step {step}/{total}, loss {loss:.3f}")
@@ -247,7 +250,7 @@ def train(
         window,
         folder.model_path(new),
         folder.checkpoint_path,
-        config.train,
+        settings,
         tag=new,
         on_step=on_step,
         stop=stop,
@@ -262,6 +265,7 @@ def train(
         "time": time.time(),
         "window_files": len(files),
         "window_positions": len(window),
+        "new_positions": fresh,
         "steps": steps,
     }
     folder.write_lineage(new, lineage)
