@@ -69,3 +69,19 @@ def test_solver_labelled_positions_are_made_once_and_score_a_network(tmp_path: P
     metrics = solver_metrics(folder, config, folder.model_path(0))
     assert metrics["positions"] == 6
     assert 0 <= metrics["policy"] <= 1 and 0 <= metrics["search"] <= 1
+
+
+def test_go_runs_validate_on_the_ogs_dan_games(tmp_path: Path, data_dir: Path) -> None:
+    archive = data_dir / "ogs-9x9" / "strict_ogs_games.tar.gz"
+    if not archive.is_file():
+        pytest.skip("the OGS archive is not in the shared data")
+    from imago.rl.validate import records_metrics
+
+    config = smoke_config(GameSpec("go", 9)).with_changes(
+        {"records": [str(archive)], "records_min_rank": "1d", "records_limit": 300}
+    )
+    folder = RunFolder(tmp_path / "run")
+    init(folder, config)
+    bootstrap(folder, config)
+    measured = records_metrics(folder, config, folder.model_path(0))
+    assert measured["positions"] == 300 and 0 <= measured["top1"] <= 1

@@ -78,7 +78,15 @@ def records_metrics(folder: RunFolder, config: LoopConfig, model: Path) -> dict[
         )
         # a game gives dozens of positions: build only as many games as the limit needs
         games = config.records_limit // 20 + 1
-        build_dataset([Path(p) for p in config.records], target, build, limit_games=games)
+        from imago.train.sgf_source import read_sgf_game
+
+        build_dataset(
+            [Path(p) for p in config.records],
+            target,
+            build,
+            sgf_reader=read_sgf_game,
+            limit_games=games,
+        )
     dataset = Dataset.open(target)
     result = evaluate_model(model, dataset, "val", limit=config.records_limit, device="cpu")
     return {key: float(value) for key, value in result.items()}
