@@ -23,6 +23,8 @@ const page = {
 };
 window.imagoTimings = []; // milliseconds from a click on the board to the move drawn
 window.imagoAnalysisTimes = []; // arrival times of analysis updates (performance.now())
+window.imagoStates = 0; // states drawn (tests wait on it)
+window.imagoNotices = []; // every notice and error shown, in order
 
 const board = new BoardView($("board"));
 
@@ -74,6 +76,7 @@ const handlers = {
       if (!page.analysis || page.analysis.node !== m.node) page.analysis = null;
     }
     render();
+    window.imagoStates = (window.imagoStates || 0) + 1;
     if (t0 && sameMoveDrawn(m, t0)) {
       window.imagoTimings.push(performance.now() - t0.t0);
       page.pending = null;
@@ -383,7 +386,13 @@ function renderMoveList() {
   const list = $("move-list");
   list.innerHTML = out.join("");
   const here = list.querySelector(".mv.current");
-  if (here) here.scrollIntoView({ block: "nearest" });
+  if (here) {
+    // Scroll the list itself (never the page) so that the current move is in view.
+    const top = here.offsetTop - list.offsetTop;
+    if (top < list.scrollTop || top > list.scrollTop + list.clientHeight - here.offsetHeight) {
+      list.scrollTop = Math.max(0, top - list.clientHeight / 2);
+    }
+  }
 }
 
 function renderGraph() {
@@ -405,6 +414,7 @@ function renderAnalysis() {
   }
   const scores = a.kind === "scores";
   $("cand-col").textContent = scores ? "discs" : "win rate";
+  $("count-col").textContent = scores ? "depth" : "visits";
   const who = colorName(a.to_play);
   if (scores) {
     const phase = a.exact ? "exact (endgame solver)" : `alpha-beta depth ${a.depth}`;
@@ -492,6 +502,7 @@ function escapeHtml(text) {
   return String(text ?? "").replace(/[&<>"]/g, (ch) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[ch]);
 }
 function toast(text, level = "info") {
+  window.imagoNotices.push([level, text]);
   const el = document.createElement("div");
   el.className = `toast ${level}`;
   el.textContent = text;
