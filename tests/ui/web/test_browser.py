@@ -13,12 +13,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from web_page import BoardPage, board_of
 
 from imago.agents.endgame import EndgameSolver
 from imago.core.move import Move
 from imago.records import sgf, wthor
 from imago.records.transcript import format_transcript, read_transcript
-from web_page import BoardPage, board_of
 
 pytestmark = pytest.mark.slow
 
@@ -89,9 +89,7 @@ def test_a_go_game_with_a_capture_an_illegal_click_passes_and_a_count(
     page.page.wait_for_selector(".toast.error")
     assert "A1 is illegal: suicide is not allowed" in page.last_toast()
     page.click_point(3, 0)  # an occupied point
-    page.page.wait_for_function(
-        "[...document.querySelectorAll('.toast.error')].some(t => t.textContent.includes('occupied'))"
-    )
+    page.wait_error("occupied")
     assert page.board() == before and page.move_number() == 3
     page.shot(screenshots, "go-illegal-click")
 
@@ -204,7 +202,9 @@ def test_a_real_sgf_file_with_many_variations(board_page: BoardPage, data_dir: P
     assert page.board() == board_of(game.end())
     side = next(n for n in game.walk() if n.starts_variation() and n.depth() > 20)
     page.page.click(f"#move-list .mv[data-node='{list(game.walk()).index(side)}']")
-    page.page.wait_for_function(f"document.getElementById('move-number').textContent === '{side.depth()}'")
+    page.page.wait_for_function(
+        f"document.getElementById('move-number').textContent === '{side.depth()}'"
+    )
     assert page.board() == board_of(side)
 
 
@@ -255,9 +255,7 @@ def test_live_go_analysis_shows_a_heat_map_and_a_line_on_hover(
     info = page.page.inner_text("#analysis-info")
     assert "visits" in info
     page.page.click("#btn-analyze")  # stop
-    page.page.wait_for_function(
-        "document.getElementById('btn-analyze').textContent === 'Analyse'"
-    )
+    page.page.wait_for_function("document.getElementById('btn-analyze').textContent === 'Analyse'")
     assert page.page.locator("#graph svg").count() == 1
 
 
@@ -333,9 +331,7 @@ def test_bad_input_is_explained_and_the_page_goes_on(board_page: BoardPage, tmp_
     broken = tmp_path / "broken.wtb"
     broken.write_bytes(b"\x01\x02 not a wthor file")
     page.upload([broken])
-    page.page.wait_for_function(
-        "[...document.querySelectorAll('.toast.error')].some(t => t.textContent.includes('broken.wtb'))"
-    )
+    page.wait_error("broken.wtb")
     page.new_game(game="go", size="9", black="human", white="human")
     play_and_wait(page, 4, 4)
     assert page.board()[40] == "1"

@@ -57,6 +57,14 @@ class BoardPage:
         )
         return [tuple(int(v) for v in m.split(",")) for m in marks]  # type: ignore[misc]
 
+    def wait_error(self, words: str) -> None:
+        """Until an error shown in the page says ``words``."""
+        self.page.wait_for_function(
+            "words => window.imagoNotices.some(([level, text]) =>"
+            " level === 'error' && text.includes(words))",
+            arg=words,
+        )
+
     def last_toast(self) -> str:
         toasts = self.page.locator(".toast")
         return str(toasts.nth(toasts.count() - 1).inner_text()) if toasts.count() else ""
@@ -65,14 +73,18 @@ class BoardPage:
     def click_point(self, row: int, col: int) -> None:
         """Click the point ``(row, col)`` of the board where it is drawn."""
         box = self.page.locator("#board").bounding_box()
-        x0, y0, w, h = (float(v) for v in (self.page.get_attribute("#board", "viewBox") or "").split())
+        x0, y0, w, h = (
+            float(v) for v in (self.page.get_attribute("#board", "viewBox") or "").split()
+        )
         x = box["x"] + (col - x0) / w * box["width"]
         y = box["y"] + (row - y0) / h * box["height"]
         self.page.mouse.click(x, y)
 
     def hover_point(self, row: int, col: int) -> None:
         box = self.page.locator("#board").bounding_box()
-        x0, y0, w, h = (float(v) for v in (self.page.get_attribute("#board", "viewBox") or "").split())
+        x0, y0, w, h = (
+            float(v) for v in (self.page.get_attribute("#board", "viewBox") or "").split()
+        )
         self.page.mouse.move(
             box["x"] + (col - x0) / w * box["width"], box["y"] + (row - y0) / h * box["height"]
         )
@@ -85,9 +97,7 @@ class BoardPage:
 
     def wait_idle(self, timeout: float = 60_000) -> None:
         """Until no engine is thinking about its move."""
-        self.page.wait_for_function(
-            "!document.querySelector('.player.thinking')", timeout=timeout
-        )
+        self.page.wait_for_function("!document.querySelector('.player.thinking')", timeout=timeout)
 
     def new_game(self, timeout: float = 10_000, **fields: str) -> None:
         """Fill the new-game form (``game``, ``size``, ``black``, ``white``...) and start."""
