@@ -12,7 +12,8 @@ Values are always for one side, and converted as needed:
   a win rate are measured in win rate, as in Go.
 
 The loss of a move is the mover's value before it (the engine's best) minus the mover's value
-after it (the engine's view of the reply position), never below zero.
+after it (the engine's view of the reply position), never below zero, and none for the move the
+engine would have played.
 """
 
 from __future__ import annotations
@@ -88,7 +89,10 @@ class MoveReview:
 
     @property
     def loss(self) -> float:
-        """What the move cost its player against the engine's choice (never below zero)."""
+        """What the move cost its player against the engine's choice: none when it is the
+        engine's choice, and never below zero (the two searches disagree by some noise)."""
+        if self.before.best is not None and self.before.best == self.move:
+            return 0.0
         return max(0.0, self.before.value - self.after.for_color(self.color))
 
     @property
@@ -344,6 +348,11 @@ def _node_of_move(nodes: Sequence[GameNode], number: int) -> GameNode | None:
             if count == number:
                 return node
     return None
+
+
+def move_label(review: GameReview, move: Move) -> str:
+    """A move of the reviewed game in its notation (``D4``, ``f5``, ``pass``)."""
+    return _text(review.game, review.size, move)
 
 
 def _text(game: str, size: int, move: Move) -> str:
