@@ -25,6 +25,7 @@ BENCH_MODULES: tuple[str, ...] = (
     "imago.bench.records",
     "imago.bench.search",
     "imago.bench.nn",
+    "imago.bench.web",
 )
 
 

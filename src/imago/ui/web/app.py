@@ -55,7 +55,7 @@ from imago.ui.web.uploads import MAX_UPLOAD_BYTES
 
 MAX_MESSAGE_BYTES = MAX_UPLOAD_BYTES * 4 // 3 + (64 << 10)
 """The largest websocket message: an upload in base64, and some room."""
-TICK_SECONDS = 0.2
+TICK_SECONDS = 0.125
 """How often a session's analysis and clocks are sent to its page."""
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1", "[::1]")
 

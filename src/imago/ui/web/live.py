@@ -43,7 +43,7 @@ Job = Callable[[threading.Event, Publish], None]
 class AnalysisConfig:
     """How live analysis runs."""
 
-    slice_seconds: float = 0.2
+    slice_seconds: float = 0.15
     """Length of one search slice of an agent that keeps its search between calls."""
     max_seconds: float = 600.0
     """Analysis of one position stops after this long."""

@@ -22,7 +22,7 @@ const page = {
   reviewMoves: [],
 };
 window.imagoTimings = []; // milliseconds from a click on the board to the move drawn
-window.imagoAnalysisTimes = []; // arrival times of analysis updates (performance.now())
+window.imagoAnalysisTimes = []; // analysis updates: [arrival (performance.now()), new figures?]
 window.imagoStates = 0; // states drawn (tests wait on it)
 window.imagoNotices = []; // every notice and error shown, in order
 
@@ -83,7 +83,7 @@ const handlers = {
     }
   },
   analysis(m) {
-    window.imagoAnalysisTimes.push(performance.now());
+    window.imagoAnalysisTimes.push([performance.now(), m.fresh]);
     if (!page.state || m.node !== page.state.node) return;
     page.analysis = m;
     renderAnalysis();
