@@ -9,32 +9,12 @@ itself (``window.imagoTimings``: from the click's handler to the new position dr
 
 from __future__ import annotations
 
-import shutil
 import statistics
 import time
 from typing import Any
 
 from imago.bench import BenchConfig, Figure, benchmark
-
-ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--disable-dev-shm-usage",
-]
-
-
-def _browser_missing() -> str | None:
-    if shutil.which("chromium") is None:
-        return "chromium is not installed"
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ModuleNotFoundError:
-        return "playwright is not installed"
-    return None
+from imago.ui.web import chromium
 
 
 def _with_page(work: Any) -> list[Figure]:
@@ -43,7 +23,7 @@ def _with_page(work: Any) -> list[Figure]:
     from imago.ui.web.app import ServerConfig, background_server
 
     with background_server(ServerConfig(port=0)) as url, sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=shutil.which("chromium"), args=ARGS)
+        browser = chromium.launch(playwright)
         try:
             page = browser.new_page(viewport={"width": 1280, "height": 900})
             page.goto(url)
@@ -102,7 +82,7 @@ def _play_moves(page: Any, moves: int) -> list[float]:
 
 @benchmark("web.move", "a move clicked in the page until it is drawn (Chromium, no engine)")
 def move_latency(config: BenchConfig) -> list[Figure]:
-    missing = _browser_missing()
+    missing = chromium.missing()
     if missing:
         return [Figure("web.move_ms", float("nan"), "ms", missing)]
     moves = 20 if config.quick else 60
@@ -128,7 +108,7 @@ def move_latency(config: BenchConfig) -> list[Figure]:
 
 @benchmark("web.analysis", "live analysis updates reaching the page per second (Chromium)")
 def analysis_rate(config: BenchConfig) -> list[Figure]:
-    missing = _browser_missing()
+    missing = chromium.missing()
     if missing:
         return [Figure("web.analysis_per_s", float("nan"), "1/s", missing)]
     seconds = 3.0 if config.quick else 6.0

@@ -9,30 +9,11 @@ temporary directory (printed with ``-s``).
 from __future__ import annotations
 
 import os
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--disable-dev-shm-usage",
-]
-
-
-def chromium_path() -> str | None:
-    for name in ("chromium", "chromium-browser"):
-        found = shutil.which(name)
-        if found:
-            return found
-    return None
 
 
 @pytest.fixture(scope="module")
@@ -53,12 +34,13 @@ def server() -> Iterator[str]:
 @pytest.fixture(scope="session")
 def browser() -> Iterator[Any]:
     """Debian's Chromium under Playwright; the test skips where either is missing."""
-    executable = chromium_path()
-    if executable is None:
+    from imago.ui.web import chromium
+
+    if chromium.chromium_path() is None:
         pytest.skip("chromium is not installed (apt-get install chromium)")
     playwright_api = pytest.importorskip("playwright.sync_api")
     with playwright_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
+        browser = chromium.launch(playwright)
         yield browser
         browser.close()
 

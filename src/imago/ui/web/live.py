@@ -175,7 +175,11 @@ class Runner:
 
 def resumes_search(agent: Agent) -> bool:
     """Whether ``agent`` continues its last search when asked about the same position again
-    (an MCTS agent with ``reuse``): then short slices lose nothing."""
+    (a tree search that keeps its tree: ``reuse`` on the agent or in its options): then short
+    slices lose nothing."""
+    own = getattr(agent, "reuse", None)
+    if isinstance(own, bool):
+        return own
     options = getattr(agent, "options", None)
     return getattr(options, "reuse", False) is True
 
