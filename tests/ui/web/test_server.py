@@ -403,3 +403,14 @@ def _b64(path: Path) -> str:
     if not path.is_file():
         pytest.skip(f"{path} is not present")
     return base64.b64encode(path.read_bytes()).decode()
+
+
+def test_an_external_gtp_program_plays_a_seat(page: Page, gnugo: str):
+    command = f'gtp:command="{gnugo} --mode gtp --level 1"'
+    page.ask({"type": "new_game", "game": "go", "size": 9, "white": command})
+    page.ask({"type": "play", "point": [4, 4]})
+    state = page.next("state", timeout=120)
+    while state["thinking"] is not None:
+        state = page.next("state", timeout=120)
+    assert state["position"]["move_number"] == 2 and state["position"]["last_color"] == "W"
+    assert state["seats"]["W"]["spec"] == command and not state["seats"]["W"]["human"]

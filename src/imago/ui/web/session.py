@@ -236,12 +236,10 @@ class Session:
         self.analysis_agent_spec = ""
         self.solver: Any = None
         self.analysis_key: object = None
-        self.analysis_node: GameNode | None = None
         self.sent_seq = -1
         self.evals: dict[GameNode, tuple[float, str]] = {}
         self.library: Library | None = None
         self.review_running = False
-        self.lock = threading.Lock()
         self._new_game(PlaySettings())
 
     # -- plumbing ---------------------------------------------------------------------------
@@ -490,7 +488,6 @@ class Session:
             raise ClientError("the game is over")
         agent, name = self._analysis_engine(state)
         self.analysis_key = ("hint", node)
-        self.analysis_node = node
         self.sent_seq = -1
         limit = Limit(time=self.settings.move_time)
         self.analysis_runner.submit(self.analysis_key, hint_job(agent, state, limit, name))
@@ -749,7 +746,6 @@ class Session:
             self.notice(str(error), "error")
             return
         self.analysis_key = ("analysis", node, object())
-        self.analysis_node = node
         self.sent_seq = -1
         self.analysis_runner.submit(self.analysis_key, self._analysis_job(agent, state, name))
 

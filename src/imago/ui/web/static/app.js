@@ -20,6 +20,7 @@ const page = {
   retry: 0,
   pending: null, // a click waiting for its move to be drawn: {point, t0}
   reviewMoves: [],
+  grades: new Map(), // node id -> {grade, loss, unit} from the last whole-game review
 };
 window.imagoTimings = []; // milliseconds from a click on the board to the move drawn
 window.imagoAnalysisTimes = []; // analysis updates: [arrival (performance.now()), new figures?]
@@ -353,8 +354,11 @@ function renderMoveList() {
     if (node.id === current) cls.push("current");
     if (node.flags.includes("c")) cls.push("has-comment");
     if (line.has(node.id)) cls.push("on-line");
+    const graded = page.grades.get(node.id);
+    if (graded && graded.grade) cls.push(`grade-${graded.grade}`);
     const number = showNumber || node.color === "B" ? `<span class="num">${node.number}.</span>` : "";
-    return `<span class="${cls.join(" ")}" data-node="${node.id}">${number}${escapeHtml(node.label)}</span> `;
+    const title = graded ? ` title="${graded.unit === "win rate" ? `${(graded.loss * 100).toFixed(1)} points of win rate` : `${graded.loss} discs`} lost"` : "";
+    return `<span class="${cls.join(" ")}" data-node="${node.id}"${title}>${number}${escapeHtml(node.label)}</span> `;
   };
 
   const walk = (startId, depth) => {
@@ -473,6 +477,8 @@ function showReview(m) {
     return;
   }
   page.reviewMoves = m.mistakes;
+  page.grades = new Map(m.moves.filter((x) => x.node !== null).map((x) => [x.node, { grade: x.grade, loss: x.loss, unit: m.unit }]));
+  renderMoveList();
   const unit = m.unit;
   const avg = (c) => (unit === "win rate" ? `${(m.average[c] * 100).toFixed(1)} points` : `${m.average[c].toFixed(1)} discs`);
   $("review-summary").textContent = `${m.engine}: average loss Black ${avg("B")}, White ${avg("W")}`;
