@@ -316,10 +316,18 @@ def test_reviewing_a_whole_game_lists_the_mistakes(board_page: BoardPage, screen
     page.page.click("#btn-review")
     page.page.wait_for_function(
         "document.getElementById('review-summary').textContent.includes('average loss')",
-        timeout=120_000,
+        timeout=300_000,
     )
+    review = page.page.evaluate("window.imagoLastReview")
+    assert review["done"] and len(review["moves"]) == 8
     assert page.page.locator("#graph svg .graph-line").count() == 1
-    assert page.page.locator("#mistakes li").count() >= 1
+    items = page.page.locator("#mistakes li")
+    assert items.count() == len(review["mistakes"])
+    for index, mistake in enumerate(review["mistakes"]):
+        text = items.nth(index).inner_text()
+        assert f"move {mistake['number']} {mistake['color']} {mistake['move']}" in text
+    graded = [m for m in review["moves"] if m["grade"]]
+    assert page.page.locator("#move-list .mv[class*='grade-']").count() == len(graded)
     page.shot(screenshots, "go-review")
 
 

@@ -209,7 +209,7 @@ def test_a_new_go_game_with_handicap_komi_and_rules(page: Page):
 
 
 def test_moves_illegal_moves_and_turns(page: Page):
-    page.ask({"type": "new_game", "game": "go", "size": 9, "white": "random"})
+    page.ask({"type": "new_game", "game": "go", "size": 9, "white": "mcts", "move_time": 2})
     page.refused({"type": "play", "point": [9, 0]}, "off the 9x9 board")
     page.refused({"type": "play", "point": [1]}, "[row, column]")
     page.refused({"type": "play", "point": [True, 1]}, "[row, column]")
@@ -218,7 +218,7 @@ def test_moves_illegal_moves_and_turns(page: Page):
     page.refused({"type": "play"}, "a move is")
     state = page.ask({"type": "play", "move": "E5"})
     assert state["thinking"] == "W"
-    page.refused({"type": "play", "point": [0, 0]}, "random's turn")
+    page.refused({"type": "play", "point": [0, 0]}, "mcts's turn")  # it thinks for 2 s
     while page.next("state")["thinking"] is not None:
         pass
     page.refused({"type": "play", "point": [4, 4]}, "E5 is illegal: the point is occupied")

@@ -468,6 +468,7 @@ function fillLibrary(filter) {
 
 // -- whole-game review -------------------------------------------------------------------------
 function showReview(m) {
+  window.imagoLastReview = m;
   const bar = $("review-progress");
   bar.classList.toggle("hidden", m.done);
   bar.max = m.positions;
