@@ -54,7 +54,7 @@ def game_arrays(
         to_play = np.asarray(record.to_play, dtype=np.int8)
         legal = np.stack(record.legal)
         planes = features.encode(Positions(boards, to_play, legal))
-        played = [record.actions[i] for i in record.example_moves]
+        played = record.example_actions
         results = [record.outcome_for(int(c)) for c in to_play]
         arrays = ShardArrays(
             pack_rows(planes),
