@@ -180,3 +180,32 @@ def test_training_keeps_pace_with_the_new_data() -> None:
     assert paced.steps_for(3200) == 50  # each new position shown about four times
     assert paced.steps_for(10**6) == 600  # at most the cap
     assert paced.steps_for(0) == 1
+
+
+@pytest.mark.slow
+def test_a_trainer_and_a_following_worker_share_a_folder(tmp_path: Path) -> None:
+    from imago.rl.stages import loop
+
+    run = tmp_path / "run"
+    folder = RunFolder(run)
+    config = _config()
+    init(folder, config)
+    bootstrap(folder, config)
+    worker = subprocess.Popen(
+        [*IMAGO, "rl", "selfplay", str(run), "--follow", "--worker", "follower"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        latest = loop(folder, config, rounds=1, selfplay=False)  # trains on the worker's games
+        assert latest == 1
+        deadline = time.time() + 120
+        while time.time() < deadline and folder.games_in_round(1) == 0:
+            time.sleep(0.5)
+        assert folder.games_in_round(1) > 0  # the worker moved on to the new round by itself
+    finally:
+        worker.send_signal(signal.SIGINT)  # a worker stops at its next safe point
+        _, err = worker.communicate(timeout=120)
+    assert worker.returncode == 0, err
+    rows = [r for r in folder.metrics("selfplay") if r["worker"] == "follower"]
+    assert {r["round"] for r in rows} >= {0, 1}

@@ -28,6 +28,9 @@ from imago.rl.examples import GameWriter, merge_leftovers, worker_name
 from imago.rl.folder import RunError, RunFolder, iter_round_files
 from imago.rl.selfplay import SelfPlay, SelfPlayStats
 
+WAIT_SECONDS = 5.0
+"""How often a trainer without self-play of its own looks for its workers' games."""
+
 Report = Callable[[str, float, float, str], None]
 """``(stage, done, total, text)``: progress of a stage (for progress bars)."""
 
@@ -473,7 +476,7 @@ def loop(
                 self_play(folder, config, stop=halt, report=report)
             else:
                 report("train", 0, 1, f"waiting for round {latest}'s self-play games")
-                time.sleep(10)
+                time.sleep(WAIT_SECONDS)
             continue
         new = train(folder, config, stop=halt, report=report)
         if new is None:
