@@ -631,11 +631,9 @@ class GoPosition:
         return self._s[: self._length].copy()
 
     def superko_keys(self) -> npt.NDArray[np.int64]:
-        """The sorted keys the superko rule forbids to recreate (empty under simple ko), as a
-        read-only view."""
-        keys = self._superko_keys()
-        keys.flags.writeable = False
-        return keys
+        """A copy of the sorted keys the superko rule forbids to recreate (empty under simple
+        ko)."""
+        return self._superko_keys().copy()
 
     # -- internals ------------------------------------------------------------------------------
     def _check_point(self, point: Point) -> None:
