@@ -16,9 +16,11 @@ from imago.games.go.perft import perft, perft_from
 from imago.games.go.position import GoPosition, LegalMoves, moves_table, new_game
 from imago.games.go.rules import GoRules, KoRule, Scoring
 from imago.games.go.scoring import (
+    Count,
     StoneStatus,
     area_counts,
     auto_score,
+    count,
     estimate_dead_stones,
     final_status,
     ownership,
@@ -27,6 +29,7 @@ from imago.games.go.scoring import (
 )
 
 __all__ = [
+    "Count",
     "GoPosition",
     "GoRules",
     "KoRule",
@@ -35,6 +38,7 @@ __all__ = [
     "StoneStatus",
     "area_counts",
     "auto_score",
+    "count",
     "estimate_dead_stones",
     "final_status",
     "fixed_handicap_points",

@@ -1,4 +1,4 @@
-"""Counting a finished game: area and territory scores, stone status, and a dead-stone estimate.
+"""Counting a finished game: which stones are dead or in seki, and the score, as a referee would.
 
 * **Area** (Chinese, Tromp-Taylor): a player's stones plus the empty points that reach only that
   player's stones. With no dead stones given this is exact Tromp-Taylor scoring.
@@ -6,20 +6,25 @@
   (captures, and dead stones taken off at the end). Points inside or beside a seki are not
   territory.
 
-Dead stones are given by the caller (a person, GTP ``final_status_list``, a record) or estimated
-by :func:`estimate_dead_stones`.
+:func:`count` judges every stone itself (see its docstring for how, and for what it cannot
+decide) and returns a :class:`Count`: the status of every stone, who owns every point, and the
+score by the rules. :func:`score` counts with dead stones given by the caller (a person marking
+them, or a record).
 """
 
 from __future__ import annotations
 
 import enum
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
 from imago.core.color import Color
 from imago.core.game import Outcome
 from imago.core.move import Point
+from imago.games.go import _count_kernels as CK
 from imago.games.go import _kernels as K
 from imago.games.go.position import GoPosition
 from imago.games.go.rules import Scoring
@@ -157,7 +162,11 @@ def score(
     method = scoring or position.rules.scoring
     counter = area_counts if method is Scoring.AREA else territory_counts
     black, white = counter(position, dead)
-    white_total = white + position.komi
+    return _outcome(black, white, position.komi)
+
+
+def _outcome(black: int, white: int, komi: float) -> Outcome:
+    white_total = white + komi
     margin = black - white_total
     winner = Color.BLACK if margin > 0 else Color.WHITE if margin < 0 else None
     return Outcome(winner, abs(margin), False, float(black), float(white_total))
@@ -243,3 +252,155 @@ def auto_score(position: GoPosition, playouts: int = 256, seed: int = 1) -> Outc
     if position.resigned is not None:
         return Outcome(position.resigned.opponent, by_resignation=True)
     return score(position, estimate_dead_stones(position, playouts, seed))
+
+
+# -- the referee's count ------------------------------------------------------------------------
+_STATUSES: dict[int, StoneStatus] = {
+    CK.ST_ALIVE: StoneStatus.ALIVE,
+    CK.ST_DEAD: StoneStatus.DEAD,
+    CK.ST_SEKI: StoneStatus.SEKI,
+}
+
+
+def default_playouts(size: int) -> int:
+    """The playouts :func:`count` runs on a ``size`` board."""
+    return 1024 if size <= 9 else 512 if size <= 13 else 256
+
+
+@dataclass(frozen=True, eq=False)
+class Count:
+    """The judged end of a game (see :func:`count`): every stone's status, every point's owner,
+    and the score.
+
+    Arrays are ``(size, size)``, row 0 at the top as in :meth:`GoPosition.board`. ``owner`` holds
+    who owns each point for area counting (1 Black, 2 White, 0 dame; dead stones' points belong
+    to the other colour), ``territory`` the same for territory counting (empty or emptied points
+    only, none next to a stone in seki).
+    """
+
+    position: GoPosition
+    status: dict[Point, StoneStatus]
+    """The status of every stone on the board."""
+    alive_rate: dict[Point, float]
+    """For each stone, the fraction of the playouts (its opponent moving first) at whose end its
+    point was still its colour's; 1.0 for stones proven alive, 0.0 for stones proven dead."""
+    unsettled: frozenset[Point]
+    """Stones the analysis could not decide: their status is only the likelier one."""
+    proven: frozenset[Point]
+    """Stones whose status is certain (Benson's unconditional life, or standing inside the
+    other colour's unconditional territory)."""
+    owner: npt.NDArray[np.int8]
+    territory: npt.NDArray[np.int8]
+
+    @property
+    def dead(self) -> frozenset[Point]:
+        return self._with(StoneStatus.DEAD)
+
+    @property
+    def seki(self) -> frozenset[Point]:
+        return self._with(StoneStatus.SEKI)
+
+    @property
+    def alive(self) -> frozenset[Point]:
+        return self._with(StoneStatus.ALIVE)
+
+    def _with(self, wanted: StoneStatus) -> frozenset[Point]:
+        return frozenset(p for p, s in self.status.items() if s is wanted)
+
+    @property
+    def area_counts(self) -> tuple[int, int]:
+        """Black's and White's area: stones standing plus the points only they reach."""
+        return int((self.owner == 1).sum()), int((self.owner == 2).sum())
+
+    @property
+    def territory_counts(self) -> tuple[int, int]:
+        """Black's and White's territory plus prisoners (captures and dead stones)."""
+        position, dead = self.position, self.dead
+        board = position.board()
+        dead_white = sum(1 for p in dead if board[p.row, p.col] == 2)
+        dead_black = len(dead) - dead_white
+        black = int((self.territory == 1).sum()) + position.captures(Color.BLACK) + dead_white
+        white = int((self.territory == 2).sum()) + position.captures(Color.WHITE) + dead_black
+        return black, white
+
+    def score(self, scoring: Scoring | None = None) -> Outcome:
+        """The outcome by ``scoring`` (default: the position's rules); komi goes to White."""
+        method = scoring or self.position.rules.scoring
+        black, white = self.area_counts if method is Scoring.AREA else self.territory_counts
+        return _outcome(black, white, self.position.komi)
+
+    @property
+    def outcome(self) -> Outcome:
+        """The outcome by the position's rules."""
+        return self.score()
+
+    @property
+    def decided(self) -> bool:
+        """Whether the winner stays the same whichever way the unsettled stones go."""
+        if not self.unsettled:
+            return True
+        winners = set()
+        for favoured in (Color.BLACK, Color.WHITE):
+            dead = {p for p in self.dead if p not in self.unsettled}
+            for point in self.unsettled:
+                if self.position.color_at(point) is favoured.opponent:
+                    dead.add(point)
+            winners.add(score(self.position, dead).winner)
+        return len(winners) == 1
+
+
+def count(position: GoPosition, playouts: int | None = None) -> Count:
+    """Judge a finished game as a referee would: which stones are dead or in seki, who owns every
+    point, and the score by the position's rules.
+
+    What is certain comes first: Benson's algorithm finds the chains no attack can capture and the
+    regions they enclose in which the opponent can never make an eye (stones there are dead).
+    Every other stone is judged by ``playouts`` (default :func:`default_playouts`) continuations
+    of the game by a tactical policy (captures, escapes from atari, no self-atari of two stones or
+    more, no filling of one's own true eyes, nothing played inside the certain territories): a
+    stone is alive when, with its opponent moving first, its point is still its colour's at the
+    end of at least half the playouts, and in seki when it then keeps a liberty shared with the
+    opponent's stones that neither side can fill. Stones with a rate between 0.3 and 0.7 are
+    reported as :attr:`Count.unsettled` rather than decided silently.
+
+    Deterministic: the playouts' random generator is seeded from the position itself, so the
+    same position always gets the same answer. A resigned game is counted as it stands.
+    """
+    size = position.size
+    nn = size * size
+    state = position.arrays()
+    status = np.empty(nn, dtype=np.int64)
+    rate = np.empty(nn, dtype=np.float64)
+    flags = np.empty(nn, dtype=np.int64)
+    CK.judge(
+        state,
+        size,
+        position.rules.suicide_allowed,
+        default_playouts(size) if playouts is None else playouts,
+        status,
+        rate,
+        flags,
+    )
+    owner = np.empty(nn, dtype=np.int64)
+    territory = np.empty(nn, dtype=np.int64)
+    CK.tally(state[:nn], size, status, owner, territory)
+    statuses: dict[Point, StoneStatus] = {}
+    rates: dict[Point, float] = {}
+    unsettled, proven = [], []
+    for p in np.flatnonzero(status).tolist():
+        point = Point(*divmod(p, size))
+        statuses[point] = _STATUSES[int(status[p])]
+        rates[point] = float(rate[p])
+        if flags[p] & CK.FL_UNSETTLED:
+            unsettled.append(point)
+        if flags[p] & CK.FL_PROVEN:
+            proven.append(point)
+    return Count(
+        position,
+        statuses,
+        rates,
+        frozenset(unsettled),
+        frozenset(proven),
+        owner.astype(np.int8).reshape(size, size),
+        territory.astype(np.int8).reshape(size, size),
+    )
