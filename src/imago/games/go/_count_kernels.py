@@ -50,6 +50,9 @@ FL_UNSETTLED = 2
 """The playouts did not decide the stone: its status is only the likelier one."""
 FL_READ = 4
 """The status comes from reading the closed fight the stone is in to the end."""
+FL_SEARCHED = 8
+"""The playouts left the stone in doubt; its status comes from a tree search with its
+opponent moving first."""
 
 
 # -- components ---------------------------------------------------------------------------------
@@ -410,6 +413,25 @@ def _random_move(
 
 
 @njit(cache=True)
+def _capture_any(
+    s: np.ndarray, size: int, color: int, suicide: bool, frozen: np.ndarray, rng: np.ndarray
+) -> int:
+    """A capture of any opponent string in atari (random among them), or -1."""
+    nn = size * size
+    other = 3 - color
+    choice = -1
+    n = 0
+    for p in range(nn):
+        if s[p] == other and group_head(s, nn, p) == p:
+            lib = _capture_at(s, size, p, color, suicide, frozen)
+            if lib >= 0:
+                n += 1
+                if _rand(rng, n) == 0:
+                    choice = lib
+    return choice
+
+
+@njit(cache=True)
 def _playout(
     w: np.ndarray,
     size: int,
@@ -420,17 +442,45 @@ def _playout(
     buf: np.ndarray,
     work: np.ndarray,
 ) -> None:
-    """Play the policy on ``w`` in place until two passes (or ``max_moves``)."""
+    """Play the policy on ``w`` in place until two passes (or ``max_moves``).
+
+    The first move captures a string left in atari when there is one (a referee asks whether
+    the stones can be captured with their opponent moving first); a ko once taken is filled at
+    the taker's next turn (at the end of a game a ko may be retaken only after a pass, so it is
+    won by whoever takes it first)."""
     nn = size * size
     h = header(size)
     moves = 0
+    pending_b = -1  # the ko point to fill, by colour
+    pending_w = -1
     while w[h + F_PASSES] < 2 and moves < max_moves:
         color = w[h + F_TO_PLAY]
-        a = _tactical_move(w, size, color, suicide, frozen, rng, work)
+        a = -1
+        pending = pending_b if color == BLACK else pending_w
+        if pending >= 0:
+            if (
+                w[pending] == EMPTY
+                and check(w, size, pending, color, suicide) == OK
+                and not _self_atari(w, size, pending, color, suicide, work)
+            ):
+                a = pending
+            if color == BLACK:
+                pending_b = -1
+            else:
+                pending_w = -1
+        if a < 0 and moves == 0:
+            a = _capture_any(w, size, color, suicide, frozen, rng)
+        if a < 0:
+            a = _tactical_move(w, size, color, suicide, frozen, rng, work)
         if a < 0:
             a = _random_move(w, size, color, suicide, frozen, rng, buf, work)
         if play(w, size, a, color, suicide) != OK:
             play(w, size, nn, color, suicide)
+        elif a < nn and w[h + F_KO] >= 0:
+            if color == BLACK:
+                pending_b = w[h + F_KO]
+            else:
+                pending_w = w[h + F_KO]
         moves += 1
 
 
@@ -441,6 +491,7 @@ def judge(
     size: int,
     suicide: bool,
     playouts: int,
+    sims: int,
     status: np.ndarray,
     alive_rate: np.ndarray,
     flags: np.ndarray,
@@ -483,26 +534,38 @@ def judge(
     work = np.empty_like(s)
     buf = np.empty(nn, dtype=np.int64)
     owner = np.empty(nn, dtype=np.int64)
-    half = max(playouts // 2, 1)
-    for first in range(2):
-        for _ in range(half):
-            for i in range(s.shape[0]):
-                w[i] = s[i]
-            w[h + F_TO_PLAY] = first + 1
-            w[h + F_PASSES] = 0
-            w[h + F_KO] = -1
-            w[h + F_LAST] = -1
-            _playout(w, size, suicide, frozen, 3 * nn + 50, rng, buf, work)
-            area(w, size, owner)
-            for p in range(nn):
-                c = board[p]
-                if c == EMPTY:
-                    continue
-                final = fixed_owner[p] if fixed_owner[p] != EMPTY else owner[p]
-                if final == c:
-                    own[first, p] += 1
-                    if w[p] == c and _touches_shared(w, size, p, frozen, fixed_owner):
-                        shared[first, p] += 1
+    most = max(playouts // 2, CHUNK)
+    half = 0
+    open_stones = 0
+    for p in range(nn):
+        if board[p] != EMPTY and not frozen[p]:
+            open_stones += 1
+    if open_stones == 0:
+        most = 0  # nothing left to judge
+        half = 1
+    while half < most:
+        for first in range(2):
+            for _ in range(CHUNK):
+                for i in range(s.shape[0]):
+                    w[i] = s[i]
+                w[h + F_TO_PLAY] = first + 1
+                w[h + F_PASSES] = 0
+                w[h + F_KO] = -1
+                w[h + F_LAST] = -1
+                _playout(w, size, suicide, frozen, 3 * nn + 50, rng, buf, work)
+                area(w, size, owner)
+                for p in range(nn):
+                    c = board[p]
+                    if c == EMPTY or frozen[p]:
+                        continue
+                    final = fixed_owner[p] if fixed_owner[p] != EMPTY else owner[p]
+                    if final == c:
+                        own[first, p] += 1
+                        if w[p] == c and _touches_shared(w, size, p, frozen, fixed_owner):
+                            shared[first, p] += 1
+        half += CHUNK
+        if half >= MIN_PLAYOUTS // 2 and _clear(board, frozen, own, shared, half):
+            break
     # statuses: from the playouts, one per string, then the closed fights read out
     for p in range(nn):
         c = board[p]
@@ -523,6 +586,30 @@ def judge(
             status[p] = ST_SEKI
     _by_strings(board, size, status, alive_rate, flags)
     _read_closed_fights(s, size, suicide, board, status, alive_rate, flags)
+    _search_doubts(s, size, suicide, board, frozen, fixed_owner, status, alive_rate, flags, sims)
+
+
+CHUNK = 32
+"""Playouts run per side to move between the checks of whether more are needed."""
+MIN_PLAYOUTS = 256
+"""Playouts always run (half with each side moving first) before stopping early."""
+
+
+@njit(cache=True)
+def _clear(board: np.ndarray, frozen: np.ndarray, own: np.ndarray, shared: np.ndarray, n: int) -> bool:
+    """Whether every stone's playouts so far are clear-cut: its colour keeps its point in at
+    most 10 % or at least 90 % of the ``n`` playouts where the other colour moved first, and its
+    shared-liberty count (seki) is as clear when it keeps it."""
+    for p in range(board.shape[0]):
+        c = board[p]
+        if c == EMPTY or frozen[p]:
+            continue
+        kept = own[2 - c, p]
+        if 0.1 * n < kept < 0.9 * n:
+            return False
+        if kept > 0 and 0.25 * kept < shared[2 - c, p] < 0.75 * kept:
+            return False
+    return True
 
 
 @njit(cache=True)
@@ -985,6 +1072,52 @@ def _fight_key(board_hash: int, parity: int, ko: int, passes: int) -> int:
 
 
 @njit(cache=True)
+def _walls_hold(
+    board: np.ndarray,
+    size: int,
+    strings: np.ndarray,
+    zone: np.ndarray,
+    walls: np.ndarray,
+    status: np.ndarray,
+    alive_rate: np.ndarray,
+    flags: np.ndarray,
+    outside: np.ndarray,
+) -> bool:
+    """Whether the walls of a closed fight can be taken as safe while it is read: each wall
+    string is proven alive, or the playouts found it alive at least 90 % of the time and it
+    has two liberties or more outside the zone (so no play inside the fight can capture it;
+    ``outside`` is scratch, one entry per string)."""
+    nn = size * size
+    for k in range(outside.shape[0]):
+        outside[k] = 0
+    for p in range(nn):
+        if board[p] != EMPTY or zone[p]:
+            continue
+        a = -1
+        b = -1
+        c = -1
+        for t in _neighbors(p, size):
+            if t < 0 or strings[t] < 0:
+                continue
+            k = strings[t]
+            if k == a or k == b or k == c:  # noqa: SIM109 (plain compares for numba)
+                continue
+            if a < 0:
+                a = k
+            elif b < 0:
+                b = k
+            else:
+                c = k
+            outside[k] += 1
+    for q in range(nn):
+        if not walls[q] or flags[q] & FL_PROVEN:
+            continue
+        if status[q] == ST_DEAD or alive_rate[q] < 0.9 or outside[strings[q]] < 2:
+            return False
+    return True
+
+
+@njit(cache=True)
 def _read_closed_fights(
     s: np.ndarray,
     size: int,
@@ -1025,6 +1158,7 @@ def _read_closed_fights(
     decided = np.zeros(nn, dtype=np.bool_)
     moves = np.empty(nn, dtype=np.int64)
     string_size = np.zeros(2 * nn, dtype=np.int64)
+    outside = np.zeros(2 * nn, dtype=np.int64)
     for p in range(nn):
         if strings[p] >= 0:
             string_size[strings[p]] += 1
@@ -1037,14 +1171,7 @@ def _read_closed_fights(
         )
         if nzone < 0:
             continue
-        safe_walls = True
-        for q in range(nn):
-            if walls[q] and flags[q] & FL_PROVEN == 0 and (
-                status[q] == ST_DEAD or alive_rate[q] < 0.7
-            ):
-                safe_walls = False
-                break
-        if not safe_walls:
+        if not _walls_hold(board, size, strings, zone, walls, status, alive_rate, flags, outside):
             continue
         nmoves = 0
         for q in range(nn):
@@ -1097,3 +1224,240 @@ def _read_closed_fights(
                 alive_rate[q] = 0.0 if all_alive else 1.0
                 flags[q] = FL_READ
                 decided[q] = True
+
+
+# -- search for the stones the playouts leave in doubt ------------------------------------------
+UCT_REACH = 3
+"""The tree searches moves within this (Manhattan) distance of the stones in doubt, and pass."""
+
+
+@njit(cache=True)
+def uct_attack(
+    s: np.ndarray,
+    size: int,
+    suicide: bool,
+    frozen: np.ndarray,
+    fixed_owner: np.ndarray,
+    unit: np.ndarray,
+    sims: int,
+    rng: np.ndarray,
+) -> float:
+    """How often the opponent of the stones marked in ``unit`` (one colour), moving first,
+    kills them: a UCT search (UCB1 over the moves near them, the playout policy below the
+    tree) in which the attacker wins a simulation when at its end the point of the unit's
+    largest string is not the defender's. Returns the win rate of the attacker's most visited
+    first move."""
+    nn = size * size
+    h = header(size)
+    defender = 0
+    for p in range(nn):
+        if unit[p]:
+            defender = s[p]
+            break
+    attacker = 3 - defender
+    # candidate points: near the unit, off the certain territories
+    cand = np.empty(nn + 1, dtype=np.int64)
+    nc = 0
+    for p in range(nn):
+        if frozen[p]:
+            continue
+        r = p // size
+        c = p - r * size
+        near = False
+        for q in range(nn):
+            if unit[q]:
+                rq = q // size
+                cq = q - rq * size
+                if abs(rq - r) + abs(cq - c) <= UCT_REACH:
+                    near = True
+                    break
+        if near:
+            cand[nc] = p
+            nc += 1
+    cand[nc] = nn  # pass
+    nc += 1
+    capacity = min(sims * 8 + 1, 200000)
+    first_child = np.full(capacity, -1, dtype=np.int64)
+    n_children = np.zeros(capacity, dtype=np.int64)
+    move_of = np.zeros(capacity, dtype=np.int64)
+    visits = np.zeros(capacity, dtype=np.int64)
+    wins = np.zeros(capacity, dtype=np.float64)
+    used = 1
+    path = np.empty(256, dtype=np.int64)
+    w = np.empty_like(s)
+    work = np.empty_like(s)
+    buf = np.empty(nn, dtype=np.int64)
+    owner = np.empty(nn, dtype=np.int64)
+    unit_stones = 0
+    for p in range(nn):
+        if unit[p]:
+            unit_stones += 1
+    # the stake: the largest string of the unit
+    main = -1
+    for p in range(nn):
+        if unit[p] and (main < 0 or group_size(s, nn, group_head(s, nn, p)) > group_size(s, nn, group_head(s, nn, main))):
+            main = p
+    for _ in range(sims):
+        for i in range(s.shape[0]):
+            w[i] = s[i]
+        w[h + F_TO_PLAY] = attacker
+        w[h + F_PASSES] = 0
+        w[h + F_KO] = -1
+        w[h + F_LAST] = -1
+        node = 0
+        depth = 0
+        path[0] = 0
+        # selection and expansion
+        while w[h + F_PASSES] < 2 and depth < 250:
+            if n_children[node] == 0:
+                if visits[node] == 0 and node != 0:
+                    break
+                if used + nc > capacity:
+                    break
+                mover = w[h + F_TO_PLAY]
+                start = used
+                for k in range(nc):
+                    a = cand[k]
+                    if a < nn and (
+                        w[a] != EMPTY
+                        or check(w, size, a, mover, suicide) != OK
+                        or is_true_eye(w, size, a, mover)
+                    ):
+                        continue
+                    move_of[used] = a
+                    visits[used] = 0
+                    wins[used] = 0.0
+                    n_children[used] = 0
+                    used += 1
+                first_child[node] = start
+                n_children[node] = used - start
+            best = -1
+            best_score = -1.0
+            total = visits[node]
+            log_total = np.log(total + 1.0)
+            start = first_child[node]
+            for k in range(start, start + n_children[node]):
+                if visits[k] == 0:
+                    score = 10.0 + _rand(rng, 1000) * 1e-6  # unvisited first, in random order
+                else:
+                    score = wins[k] / visits[k] + 0.6 * np.sqrt(log_total / visits[k])
+                if score > best_score:
+                    best_score = score
+                    best = k
+            if best < 0:
+                break
+            if play(w, size, move_of[best], w[h + F_TO_PLAY], suicide) != OK:
+                play(w, size, nn, w[h + F_TO_PLAY], suicide)
+            node = best
+            depth += 1
+            path[depth] = node
+        _playout(w, size, suicide, frozen, 3 * nn + 50, rng, buf, work)
+        area(w, size, owner)
+        final = fixed_owner[main] if fixed_owner[main] != EMPTY else owner[main]
+        attacker_won = 1.0 if final != defender else 0.0
+        # back up: a node's wins count for the player who moved into it; depth 1 is the
+        # attacker's move, depth 2 the defender's, ...
+        for d in range(depth + 1):
+            k = path[d]
+            visits[k] += 1
+            if d % 2 == 1:
+                wins[k] += attacker_won
+            else:
+                wins[k] += 1.0 - attacker_won
+    best = -1
+    start = first_child[0]
+    for k in range(start, start + n_children[0]):
+        if best < 0 or visits[k] > visits[best]:
+            best = k
+    if best < 0 or visits[best] == 0:
+        return 0.5
+    return wins[best] / visits[best]
+
+
+@njit(cache=True)
+def _search_doubts(
+    s: np.ndarray,
+    size: int,
+    suicide: bool,
+    board: np.ndarray,
+    frozen: np.ndarray,
+    fixed_owner: np.ndarray,
+    status: np.ndarray,
+    alive_rate: np.ndarray,
+    flags: np.ndarray,
+    sims: int,
+) -> None:
+    """Search every unit of stones the playouts left in doubt (one colour's unsettled strings,
+    joined where they share a liberty) with :func:`uct_attack`: it is dead when its opponent,
+    moving first, kills it in at least half of the simulations of its best first move. When two
+    neighbouring units of opposite colours would both die, the smaller one lives."""
+    nn = size * size
+    unit_of = np.full(nn, -1, dtype=np.int64)
+    stack = np.empty(nn, dtype=np.int64)
+    units = 0
+    for p in range(nn):
+        if board[p] == EMPTY or unit_of[p] >= 0 or flags[p] & FL_UNSETTLED == 0:
+            continue
+        color = board[p]
+        unit_of[p] = units
+        top = 0
+        stack[0] = p
+        while top >= 0:
+            q = stack[top]
+            top -= 1
+            for t in _neighbors(q, size):
+                if t < 0:
+                    continue
+                if board[t] == color and unit_of[t] < 0 and flags[t] & FL_UNSETTLED:
+                    unit_of[t] = units
+                    top += 1
+                    stack[top] = t
+                elif board[t] == EMPTY:
+                    for u in _neighbors(t, size):  # strings sharing this liberty
+                        if u >= 0 and board[u] == color and unit_of[u] < 0 and flags[u] & FL_UNSETTLED:
+                            unit_of[u] = units
+                            top += 1
+                            stack[top] = u
+        units += 1
+    if units == 0:
+        return
+    rate = np.zeros(units, dtype=np.float64)
+    unit = np.empty(nn, dtype=np.bool_)
+    rng = np.empty(1, dtype=np.int64)
+    for k in range(units):
+        for p in range(nn):
+            unit[p] = unit_of[p] == k
+        rng[0] = (s[header(size) + F_HASH] ^ ((k + 1) * 0x632BE59BD9B4E019)) | 1
+        rate[k] = uct_attack(s, size, suicide, frozen, fixed_owner, unit, sims, rng)
+    # two neighbouring units that would both die: the smaller one lives, freed by the larger
+    # one's death (a stone left inside a dead group, or a race lost by whoever is attacked)
+    dead = np.empty(units, dtype=np.bool_)
+    stones = np.zeros(units, dtype=np.int64)
+    for k in range(units):
+        dead[k] = rate[k] >= 0.5
+    for p in range(nn):
+        if unit_of[p] >= 0:
+            stones[unit_of[p]] += 1
+    for p in range(nn):
+        k = unit_of[p]
+        if k < 0 or not dead[k]:
+            continue
+        for t in _neighbors(p, size):
+            if t < 0:
+                continue
+            j = unit_of[t]
+            if j >= 0 and j != k and dead[j] and board[t] != board[p]:
+                if stones[j] > stones[k] or (stones[j] == stones[k] and rate[j] > rate[k]):
+                    dead[k] = False
+                else:
+                    dead[j] = False
+    for p in range(nn):
+        k = unit_of[p]
+        if k < 0:
+            continue
+        alive_rate[p] = 1.0 - rate[k]
+        if dead[k]:
+            status[p] = ST_DEAD
+        elif status[p] == ST_DEAD:
+            status[p] = ST_ALIVE
+        flags[p] = FL_SEARCHED | (FL_UNSETTLED if 0.4 < rate[k] < 0.6 else 0)

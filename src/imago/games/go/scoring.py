@@ -190,70 +190,6 @@ def final_status(position: GoPosition, dead: Iterable[Point]) -> dict[Point, Sto
     return status
 
 
-def ownership(position: GoPosition, playouts: int = 256, seed: int = 1) -> np.ndarray:
-    """The mean final owner of every point over random playouts from ``position`` (passes
-    reset): ``(size, size)`` floats from -1 (White) to +1 (Black)."""
-    size = position.size
-    state = position.arrays()
-    state[10 * size * size + K.F_PASSES] = 0
-    rng = np.array([seed * 0x9E3779B97F4A7C15 % (1 << 63) or 1], dtype=np.int64)
-    total = np.zeros(size * size, dtype=np.int64)
-    K.playouts(
-        state,
-        size,
-        position.komi,
-        position.rules.suicide_allowed,
-        playouts,
-        3 * size * size + 100,
-        rng,
-        total,
-    )
-    return (total / max(playouts, 1)).reshape(size, size)
-
-
-def estimate_dead_stones(
-    position: GoPosition, playouts: int = 256, seed: int = 1, threshold: float = 0.5
-) -> frozenset[Point]:
-    """Guess the dead stones of a finished game from uniformly random playouts.
-
-    A string is called dead when, averaged over its stones and over ``playouts`` random
-    continuations (both players playing uniformly random moves that do not fill their own true
-    eyes), the opponent owns its points at the end with a margin above ``threshold``.
-
-    Limits, honestly: random playouts know nothing of tactics. They are right about stones that
-    are clearly captured or clearly alive in a finished game, but can be wrong about seki (random
-    play often destroys one side of a seki; the threshold keeps most seki stones alive),
-    semeai (capturing races) decided by a liberty, groups whose life needs one precise reply, and
-    unfinished positions with large open areas. Use it to score bot games and records, not to
-    settle a disputed result.
-    """
-    owned = ownership(position, playouts, seed).reshape(-1)
-    size = position.size
-    cells = position.board().reshape(-1)
-    dead: set[Point] = set()
-    seen: set[int] = set()
-    board = _Board(position, ())
-    for p in range(size * size):
-        value = int(cells[p])
-        if not value or p in seen:
-            continue
-        block, _ = board.block(p)
-        seen |= block
-        sign = 1.0 if value == K.BLACK else -1.0
-        mean = sum(float(owned[q]) for q in block) / len(block)
-        if sign * mean < -threshold:
-            dead.update(Point(*divmod(q, size)) for q in block)
-    return frozenset(dead)
-
-
-def auto_score(position: GoPosition, playouts: int = 256, seed: int = 1) -> Outcome:
-    """Score a finished game without a person: :func:`estimate_dead_stones`, then the rules'
-    scoring (a resignation is returned as such)."""
-    if position.resigned is not None:
-        return Outcome(position.resigned.opponent, by_resignation=True)
-    return score(position, estimate_dead_stones(position, playouts, seed))
-
-
 # -- the referee's count ------------------------------------------------------------------------
 _STATUSES: dict[int, StoneStatus] = {
     CK.ST_ALIVE: StoneStatus.ALIVE,
@@ -263,8 +199,14 @@ _STATUSES: dict[int, StoneStatus] = {
 
 
 def default_playouts(size: int) -> int:
-    """The playouts :func:`count` runs on a ``size`` board."""
+    """The most playouts :func:`count` runs on a ``size`` board (fewer when every stone is
+    clear-cut early)."""
     return 1024 if size <= 9 else 512 if size <= 13 else 256
+
+
+def default_simulations(size: int) -> int:
+    """The simulations :func:`count` searches each group left in doubt with."""
+    return 2000 if size <= 9 else 1000
 
 
 @dataclass(frozen=True, eq=False)
@@ -281,6 +223,9 @@ class Count:
     position: GoPosition
     status: dict[Point, StoneStatus]
     """The status of every stone on the board."""
+    handicap: int
+    """Handicap stones Black was given: under area counting White gets a point for each, as
+    Chinese rules, GNU Go and servers count."""
     alive_rate: dict[Point, float]
     """For each stone, the fraction of the playouts (its opponent moving first) at whose end its
     point was still its colour's; 1.0 for stones proven alive, 0.0 for stones proven dead."""
@@ -326,7 +271,11 @@ class Count:
     def score(self, scoring: Scoring | None = None) -> Outcome:
         """The outcome by ``scoring`` (default: the position's rules); komi goes to White."""
         method = scoring or self.position.rules.scoring
-        black, white = self.area_counts if method is Scoring.AREA else self.territory_counts
+        if method is Scoring.AREA:
+            black, white = self.area_counts
+            white += self.handicap
+        else:
+            black, white = self.territory_counts
         return _outcome(black, white, self.position.komi)
 
     @property
@@ -345,11 +294,16 @@ class Count:
             for point in self.unsettled:
                 if self.position.color_at(point) is favoured.opponent:
                     dead.add(point)
-            winners.add(score(self.position, dead).winner)
+            outcome = score(self.position, dead)
+            if self.position.rules.scoring is Scoring.AREA and outcome.black_score is not None:
+                margin = outcome.black_score - (outcome.white_score or 0.0) - self.handicap
+                winners.add(Color.BLACK if margin > 0 else Color.WHITE if margin < 0 else None)
+            else:
+                winners.add(outcome.winner)
         return len(winners) == 1
 
 
-def count(position: GoPosition, playouts: int | None = None) -> Count:
+def count(position: GoPosition, *, handicap: int = 0, playouts: int | None = None) -> Count:
     """Judge a finished game as a referee would: which stones are dead or in seki, who owns every
     point, and the score by the position's rules.
 
@@ -365,7 +319,10 @@ def count(position: GoPosition, playouts: int | None = None) -> Count:
 
     Deterministic: the playouts' random generator is seeded from the position itself, so the
     same position always gets the same answer. A resigned game is counted as it stands.
+    ``handicap``: the handicap stones Black was given (see :attr:`Count.handicap`).
     """
+    if handicap < 0:
+        raise ValueError(f"handicap must not be negative, not {handicap}")
     size = position.size
     nn = size * size
     state = position.arrays()
@@ -377,6 +334,7 @@ def count(position: GoPosition, playouts: int | None = None) -> Count:
         size,
         position.rules.suicide_allowed,
         default_playouts(size) if playouts is None else playouts,
+        default_simulations(size),
         status,
         rate,
         flags,
@@ -398,6 +356,7 @@ def count(position: GoPosition, playouts: int | None = None) -> Count:
     return Count(
         position,
         statuses,
+        handicap,
         rates,
         frozenset(unsettled),
         frozenset(proven),
