@@ -16,7 +16,8 @@ from imago.games.go.handicap import fixed_handicap_points as _fixed_points
 from imago.games.go.handicap import max_fixed_handicap
 from imago.games.go.position import GoPosition
 from imago.games.go.rules import GoRules
-from imago.games.go.scoring import Count, count
+from imago.games.go.scoring import Count, StoneStatus, count, final_status
+from imago.games.go.scoring import score as score_with_dead
 
 DEFAULT_RULES = "computer"
 RULE_NAMES: tuple[str, ...] = GoRules.PRESETS
@@ -100,15 +101,22 @@ def dead_stones(state: GameState) -> frozenset[Point]:
     return judged(state).dead
 
 
-def seki_stones(state: GameState) -> frozenset[Point]:
-    """The stones judged alive in seki."""
-    return judged(state).seki
+def seki_stones(state: GameState, dead: frozenset[Point] | None = None) -> frozenset[Point]:
+    """The stones alive in seki: as judged (``dead`` is ``None``), or once the ``dead`` stones
+    someone marked are taken off."""
+    if dead is None:
+        return judged(state).seki
+    status = final_status(_position(state), dead)
+    return frozenset(p for p, s in status.items() if s is StoneStatus.SEKI)
 
 
-def score(state: GameState, handicap: int = 0) -> Outcome:
-    """The score by the position's rules (area or territory) with the stones judged dead taken
-    off; under area counting White gets a point per handicap stone."""
-    return judged(state, handicap).outcome
+def score(state: GameState, handicap: int = 0, dead: frozenset[Point] | None = None) -> Outcome:
+    """The score by the position's rules (area or territory) with the stones judged dead (or
+    the ``dead`` ones someone marked) taken off; under area counting White gets a point per
+    handicap stone."""
+    if dead is None:
+        return judged(state, handicap).outcome
+    return score_with_dead(_position(state), dead, handicap=handicap)
 
 
 def cleanup_move(state: GameState, color: Color, dead: frozenset[Point]) -> Move | None:

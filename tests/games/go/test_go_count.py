@@ -269,8 +269,13 @@ def test_handicap_points_under_area_counting() -> None:
     assert given.outcome.result() == "W+9.5" and plain.outcome.result() == "W+6.5"
     territory = finished(CASES[6].diagram, Scoring.TERRITORY)
     assert count(territory, handicap=3).outcome.result() == "W+6.5"
+    # the same points when the dead stones are given (a person marking them)
+    assert score(position, given.dead, handicap=3).result() == "W+9.5"
+    assert score(territory, given.dead, handicap=3).result() == "W+6.5"
     with pytest.raises(ValueError):
         count(position, handicap=-1)
+    with pytest.raises(ValueError):
+        score(position, handicap=-1)
 
 
 def test_same_answer_every_call_and_every_history() -> None:

@@ -155,13 +155,23 @@ def territory_counts(position: GoPosition, dead: Iterable[Point] = ()) -> tuple[
 
 
 def score(
-    position: GoPosition, dead: Iterable[Point] = (), scoring: Scoring | None = None
+    position: GoPosition,
+    dead: Iterable[Point] = (),
+    scoring: Scoring | None = None,
+    *,
+    handicap: int = 0,
 ) -> Outcome:
     """The outcome by the rules' scoring (or ``scoring``) with ``dead`` stones removed;
-    komi goes to White."""
+    komi goes to White, and under area counting a point per ``handicap`` stone too (as
+    :attr:`Count.handicap`)."""
+    if handicap < 0:
+        raise ValueError(f"handicap must not be negative, not {handicap}")
     method = scoring or position.rules.scoring
-    counter = area_counts if method is Scoring.AREA else territory_counts
-    black, white = counter(position, dead)
+    if method is Scoring.AREA:
+        black, white = area_counts(position, dead)
+        white += handicap
+    else:
+        black, white = territory_counts(position, dead)
     return _outcome(black, white, position.komi)
 
 
