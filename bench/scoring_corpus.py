@@ -41,7 +41,6 @@ import json
 import os
 import statistics
 import sys
-import tempfile
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -56,6 +55,7 @@ from imago.core.color import Color
 from imago.core.move import Move, Point
 from imago.games.go import GoPosition, GoRules, KoRule, Scoring, new_game
 from imago.gtp.client import EngineError, GtpEngine
+from imago.records._io import atomic_write
 
 GNUGO = os.environ.get("GNUGO", "/usr/games/gnugo")
 KOMIS = (6.5, 7.0, 7.5)
@@ -246,14 +246,7 @@ def judge(record: dict[str, Any]) -> dict[str, Any]:
 
 def write_atomically(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(text)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    atomic_write(path, text.encode("utf-8"))
 
 
 def sgf_text(record: dict[str, Any]) -> str:

@@ -29,6 +29,7 @@ from imago.games.go._kernels import (
     F_TO_PLAY,
     OK,
     _neighbors,
+    _rand,
     atari_liberty,
     check,
     empty_at,
@@ -40,17 +41,8 @@ from imago.games.go._kernels import (
     play,
 )
 
-
-@njit(cache=True, inline="always")
-def rand_below(rng: np.ndarray, n: int) -> int:
-    """A uniform integer in ``[0, n)`` from the xorshift64* state ``rng[0]``."""
-    x = rng[0]
-    x ^= (x >> 12) & 0x000FFFFFFFFFFFFF
-    x ^= x << 25
-    x ^= (x >> 27) & 0x0000001FFFFFFFFF
-    rng[0] = x
-    y = (x * 0x2545F4914F6CDD1D) >> 33
-    return (y & 0x7FFFFFFF) % n
+rand_below = _rand
+"""A uniform integer in ``[0, n)`` from the xorshift64* state ``rng[0]`` (the rules' own)."""
 
 
 @njit(cache=True)
