@@ -72,8 +72,9 @@ def counted_games(archive: Path, *, passes: bool, limit: int | None) -> Iterator
                 continue
             handicap_text = game.get_text("HA")
             handicap = int(handicap_text) if handicap_text and handicap_text.isdigit() else 0
-            if not handicap and not game.get("AW"):
-                handicap = len(game.get("AB"))  # setup stones without HA: OGS counts them
+            setup = game.setup
+            if not handicap and setup is not None and not setup.white:
+                handicap = len(setup.black)  # Black's setup stones without HA: OGS counts them
             found += 1
             yield CountedGame(member.name, game.end().state, handicap, game.result or "")
 
