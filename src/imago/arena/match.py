@@ -131,6 +131,8 @@ class GameRecord:
     engine_scores: dict[str, str] = field(default_factory=dict)
     disagreement: str = ""
     opening_plies: int = 0
+    disputed: bool = False
+    """The winner is in doubt (see :attr:`imago.arena.game.GameResult.disputed`)."""
 
     @property
     def winner_label(self) -> str | None:
@@ -180,6 +182,7 @@ def game_record(pairing: Pairing, result: GameResult) -> GameRecord:
         engine_scores=dict(result.engine_scores),
         disagreement=result.disagreement,
         opening_plies=opening,
+        disputed=result.disputed,
     )
 
 
@@ -374,6 +377,8 @@ def _sgf(settings: MatchSettings, pairing: Pairing, result: GameResult, record: 
     notes = [f"end: {record.reason}"]
     if record.detail:
         notes.append(record.detail)
+    if record.disputed:
+        notes.append("disputed")
     if record.disagreement:
         notes.append(record.disagreement)
     root = {

@@ -21,6 +21,7 @@ from pathlib import Path
 BENCH_MODULES: tuple[str, ...] = (
     "imago.bench.startup",
     "imago.bench.go",
+    "imago.bench.scoring",
     "imago.bench.othello",
     "imago.bench.records",
     "imago.bench.search",

@@ -301,10 +301,12 @@ def _print_match(
     console.print(f"{a.label} scores {interval.describe()}")
     disagreements = [r for r in records if r.disagreement]
     counted = [r for r in records if r.engine_scores]
-    if counted:
+    agree = [r for r in counted if all(s == r.result for s in r.engine_scores.values())]
+    disputed = sum(r.disputed for r in records)
+    if counted or disputed:
         console.print(
-            f"final_score cross-check: {len(counted) - len(disagreements)} of {len(counted)} "
-            "counted games agree with the programs"
+            f"final_score cross-check: {len(agree)} of {len(counted)} counted games agree with "
+            f"the programs; {disputed} disputed (winner in doubt; imago's count stands)"
         )
     for record in disagreements[:10]:
         console.print(f"  game {record.index + 1}: {record.disagreement}")

@@ -566,10 +566,11 @@ class GoPosition:
         return self._resigned
 
     def outcome(self) -> Outcome | None:
-        """The result once the game is over, scored by the rules with every stone alive.
+        """The result once the game is over, scored by the rules with every stone alive (exact
+        Tromp-Taylor under area scoring).
 
-        For a score with dead stones removed, see :func:`imago.games.go.score` and
-        :func:`imago.games.go.auto_score`.
+        For the count a referee makes (dead stones and seki judged), see
+        :func:`imago.games.go.count`; with dead stones given, :func:`imago.games.go.score`.
         """
         if self._resigned is not None:
             return Outcome(self._resigned.opponent, by_resignation=True)
