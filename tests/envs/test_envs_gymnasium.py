@@ -22,7 +22,8 @@ from imago.envs.gymnasium_env import GameEnv  # noqa: E402
     ("env_id", "options"),
     [
         ("imago/Othello-v0", {}),
-        ("imago/Othello-v0", {"size": 6, "learner": "white", "opponent": "alphabeta:depth=1"}),
+        ("imago/Othello-v0", {"learner": "white", "opponent": "alphabeta:depth=1"}),
+        ("imago/Othello-v0", {"size": 6, "learner": "random", "opponent": "mcts:playouts=16"}),
         ("imago/Go-v0", {"size": 9, "learner": "random"}),
         ("imago/Go-v0", {"size": 5, "rules": "japanese", "komi": 0.5, "features": "minigo17"}),
     ],
@@ -97,9 +98,7 @@ def test_the_move_cap_truncates() -> None:
 
 @pytest.mark.engine
 def test_an_external_gtp_engine_as_the_opponent(gnugo: str) -> None:
-    env = GameEnv(
-        "go", size=9, max_moves=6, opponent=f'gtp:command="{gnugo} --mode gtp --level 1"'
-    )
+    env = GameEnv("go", size=9, max_moves=6, opponent=f'gtp:command="{gnugo} --mode gtp --level 1"')
     try:
         observation, _ = env.reset(seed=0)
         for _ in range(3):

@@ -10,12 +10,12 @@ import pytest
 
 pytest.importorskip("pettingzoo")
 
-from pettingzoo.test import api_test, seed_test  # noqa: E402
+from pettingzoo.test import api_test, seed_test
 
-from imago.core.color import Color  # noqa: E402
-from imago.core.errors import IllegalMoveError  # noqa: E402
-from imago.envs import pettingzoo_env  # noqa: E402
-from imago.nn.features import Positions, feature_set, positions_from_states  # noqa: E402
+from imago.core.color import Color
+from imago.core.errors import IllegalMoveError
+from imago.envs import pettingzoo_env
+from imago.nn.features import Positions, feature_set, positions_from_states
 
 CONFIGS: list[dict[str, Any]] = [
     {"game": "go", "size": 9},

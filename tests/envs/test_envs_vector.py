@@ -55,7 +55,9 @@ def test_games_agree_with_the_public_api(game: str, size: int, rules: str, featu
             if step.terminated[i]:
                 outcome = state.outcome()
                 assert outcome is not None
-                black = 0 if outcome.winner is None else (1 if outcome.winner is Color.BLACK else -1)
+                black = (
+                    0 if outcome.winner is None else (1 if outcome.winner is Color.BLACK else -1)
+                )
                 assert step.rewards[i].tolist() == [black, -black]
                 assert np.sign(step.scores[i]) == black
                 assert step.reward_of(movers)[i] == (black if movers[i] == 1 else -black)

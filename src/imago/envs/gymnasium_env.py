@@ -26,7 +26,7 @@ Needs the ``envs`` extra (``pip install imago[envs]``).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import gymnasium
 import numpy as np
@@ -59,7 +59,7 @@ class GameEnv(gymnasium.Env[Observation, np.int64]):
     "white"})`` chooses for one game).
     """
 
-    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 2}
+    metadata: dict[str, Any] = {"render_modes": ["ansi", "rgb_array"], "render_fps": 2}  # noqa: RUF012
 
     def __init__(
         self,
@@ -92,15 +92,16 @@ class GameEnv(gymnasium.Env[Observation, np.int64]):
         self.render_mode = render_mode
         self.opponent_limit = opponent_limit or Limit(time=time_per_move)
         self._spec = opponent if isinstance(opponent, str) else None
-        self.opponent: Agent = (
-            self._make_opponent(None) if isinstance(opponent, str) else opponent
-        )
+        self.opponent: Agent = self._make_opponent(None) if isinstance(opponent, str) else opponent
         n = self.config.num_actions
-        self.observation_space: spaces.Space[Observation] = spaces.Dict(
-            {
-                "observation": spaces.Box(0, 1, self.config.observation_shape, dtype=np.uint8),
-                "action_mask": spaces.Box(0, 1, (n,), dtype=np.int8),
-            }
+        self.observation_space = cast(
+            "spaces.Space[Observation]",
+            spaces.Dict(
+                {
+                    "observation": spaces.Box(0, 1, self.config.observation_shape, dtype=np.uint8),
+                    "action_mask": spaces.Box(0, 1, (n,), dtype=np.int8),
+                }
+            ),
         )
         self.action_space = spaces.Discrete(n)
         self.game_state: GameState = self.config.new_state()
@@ -130,7 +131,7 @@ class GameEnv(gymnasium.Env[Observation, np.int64]):
         self._ended = False
         info: dict[str, Any] = {}
         if self.game_state.to_play != self.color:
-            reward, ended = self._opponent_moves(info)
+            _, ended = self._opponent_moves(info)
             if ended:  # cannot happen at the start of a game, but say so if it did
                 raise AssertionError("the game ended before the learner's first move")
         return self._observation(), self._info(info)
@@ -253,4 +254,3 @@ def register_envs() -> None:
                 kwargs={"game": game},
                 disable_env_checker=False,
             )
-

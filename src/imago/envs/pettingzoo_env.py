@@ -68,7 +68,7 @@ class GameAECEnv(AECEnv):  # type: ignore[misc]
     :meth:`EnvConfig.create` (or give ``config``).
     """
 
-    metadata = {
+    metadata: dict[str, Any] = {  # noqa: RUF012 (PettingZoo reads it from the class)
         "render_modes": list(RENDER_MODES),
         "name": "imago_v0",
         "is_parallelizable": False,
@@ -108,9 +108,7 @@ class GameAECEnv(AECEnv):  # type: ignore[misc]
         self.observation_spaces = {
             agent: spaces.Dict(
                 {
-                    "observation": spaces.Box(
-                        0, 1, self.config.observation_shape, dtype=np.uint8
-                    ),
+                    "observation": spaces.Box(0, 1, self.config.observation_shape, dtype=np.uint8),
                     "action_mask": spaces.Box(0, 1, (n,), dtype=np.int8),
                 }
             )

@@ -40,7 +40,9 @@ def rgb(state: GameState, *, cell: int = 32) -> Image:
     return draw(state.game, state.board(), _last_point(state), cell=cell)
 
 
-def draw(game: str, board: npt.NDArray[np.integer], last: Point | None = None, *, cell: int = 32) -> Image:
+def draw(
+    game: str, board: npt.NDArray[np.integer], last: Point | None = None, *, cell: int = 32
+) -> Image:
     """An ``(H, W, 3)`` image of ``board`` (``(size, size)``: 0 empty, 1 black, 2 white) for
     ``game`` (``"go"`` or ``"othello"``), the point ``last`` marked."""
     if cell < 8:
@@ -60,13 +62,17 @@ def draw(game: str, board: npt.NDArray[np.integer], last: Point | None = None, *
     for (r, c), value in np.ndenumerate(board):
         if value == 0:
             continue
-        block = image[margin + r * cell : margin + (r + 1) * cell, margin + c * cell : margin + (c + 1) * cell]
+        block = image[
+            margin + r * cell : margin + (r + 1) * cell, margin + c * cell : margin + (c + 1) * cell
+        ]
         block[disc] = BLACK_STONE if value == int(Color.BLACK) else WHITE_STONE
         if value == int(Color.WHITE):
             block[rim] = LINE
     if last is not None:
         r, c = last.row, last.col
-        block = image[margin + r * cell : margin + (r + 1) * cell, margin + c * cell : margin + (c + 1) * cell]
+        block = image[
+            margin + r * cell : margin + (r + 1) * cell, margin + c * cell : margin + (c + 1) * cell
+        ]
         block[_disc(cell, 0.12)] = MARK
     return image
 

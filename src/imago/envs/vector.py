@@ -35,7 +35,6 @@ from imago.core.errors import IllegalMoveError
 from imago.core.game import GameState
 from imago.envs.config import Batch, EnvConfig
 from imago.envs.render import Image, ansi, rgb
-from imago.games.go.rules import Scoring
 
 BoolArray = npt.NDArray[np.bool_]
 IntArray = npt.NDArray[np.int64]
@@ -76,6 +75,14 @@ class VectorStep:
         to the players who made the step's moves (the previous step's ``to_play``)."""
         index = np.asarray(colors, dtype=np.int64) - 1
         return self.rewards[np.arange(len(index)), index]
+
+
+def random_legal(mask: BoolArray, rng: np.random.Generator) -> IntArray:
+    """One uniformly random ``True`` column of every row of ``mask`` (rows with none: 0)."""
+    counts = mask.sum(axis=1)
+    pick = (rng.random(mask.shape[0]) * counts).astype(np.int64)
+    chosen = (np.cumsum(mask, axis=1) <= pick[:, None]).sum(axis=1)
+    return np.asarray(np.where(counts > 0, chosen, 0), dtype=np.int64)
 
 
 class VectorEnv:
@@ -195,10 +202,7 @@ class VectorEnv:
     def random_actions(self) -> IntArray:
         """A uniformly random legal action in every game (from the environment's seeded
         generator)."""
-        mask = self._mask
-        counts = mask.sum(axis=1)
-        pick = (self._rng.random(self.num_envs) * counts).astype(np.int64)
-        return np.asarray((np.cumsum(mask, axis=1) <= pick[:, None]).sum(axis=1), dtype=np.int64)
+        return random_legal(self._mask, self._rng)
 
     def observe(self) -> npt.NDArray[np.uint8]:
         """The feature planes of every game now."""
@@ -257,7 +261,9 @@ class VectorEnv:
         bad = (acts < 0) | (acts >= self.num_actions)
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
-            raise ValueError(f"game {i}: action {int(acts[i])} is outside 0..{self.num_actions - 1}")
+            raise ValueError(
+                f"game {i}: action {int(acts[i])} is outside 0..{self.num_actions - 1}"
+            )
         return acts
 
     def _raise_illegal(self, index: int, actions: IntArray) -> None:
