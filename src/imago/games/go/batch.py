@@ -66,20 +66,6 @@ def _is_done(full: np.ndarray, size: int, moves: int, max_moves: int) -> bool:
 
 
 @njit(cache=True)
-def _is_legal(full: np.ndarray, length: int, nn: int, action: int) -> bool:
-    """Whether ``action`` is in the full array's (ascending) list of legal actions."""
-    lo = length
-    hi = length + full[length + nn + 1]
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if full[mid] < action:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo < length + full[length + nn + 1] and full[lo] == action
-
-
-@njit(cache=True)
 def _play_in_place(t: np.ndarray, size: int, action: int, suicide: bool, ko_mode: int) -> None:
     """Play the legal ``action`` on the full array ``t`` in place: what :func:`K.advance` writes
     into a second array (the state, this position's superko key, the legal actions), without
@@ -93,14 +79,7 @@ def _play_in_place(t: np.ndarray, size: int, action: int, suicide: bool, ko_mode
     count = t[length + nn + 2]
     if ko_mode != K.KO_SIMPLE:
         key = K.history_key(t, size, ko_mode)
-        lo = base
-        hi = base + count
-        while lo < hi:
-            mid = (lo + hi) >> 1
-            if t[mid] < key:
-                lo = mid + 1
-            else:
-                hi = mid
+        lo = base + np.searchsorted(t[base : base + count], key)
         if not (lo < base + count and t[lo] == key):
             for j in range(base + count, lo, -1):
                 t[j] = t[j - 1]
@@ -142,7 +121,7 @@ def _step(
             status[i] = K.GAME_OVER
             continue
         full = fulls[i]
-        if not _is_legal(full, length, nn, actions[i]):
+        if not K._contains_at(full, length, full[length + nn + 1], actions[i]):
             # Refused: the rules' own step says why (into the spare array, thrown away).
             r = K.advance(full, spare, size, actions[i], 0, suicide, ko_mode)
             if r < 0:
