@@ -28,6 +28,7 @@ BENCH_MODULES: tuple[str, ...] = (
     "imago.bench.nn",
     "imago.bench.rl",
     "imago.bench.web",
+    "imago.bench.envs",
 )
 
 
