@@ -24,7 +24,9 @@ def default_data_dir() -> Path | None:
 
 def fail(message: str, code: int = 1) -> typer.Exit:
     """Print ``message`` as an error and return the exit to raise: ``raise fail("...")``."""
-    err_console.print(f"[bold red]error:[/] {message}")
+    from rich.markup import escape
+
+    err_console.print(f"[bold red]error:[/] {escape(message)}")
     return typer.Exit(code)
 
 

@@ -137,6 +137,11 @@ class _Process:
     def pid(self) -> int:
         return int(self.process.pid or 0)
 
+    @property
+    def busy(self) -> bool:
+        with self._lock:
+            return bool(self._pending)
+
     def send(self, kind: str, target: Any, args: tuple[Any, ...]) -> concurrent.futures.Future[Any]:
         future: concurrent.futures.Future[Any] = concurrent.futures.Future()
         ident = next(self._ids)
@@ -245,6 +250,8 @@ class ProcessExecutor(Executor):
             while self._queue and not self._closed:
                 if self._idle:
                     process = self._idle.pop()
+                    if not process.alive:
+                        continue  # died while idle: nothing lost, another takes its place
                 elif self._busy < self.workers:
                     process = _Process()
                     self._every.append(process)
@@ -281,11 +288,16 @@ class ProcessExecutor(Executor):
             self._actors.append(actor)
         return actor
 
-    def pids(self) -> list[int]:
-        """The worker processes alive now (tasks' and actors')."""
+    def pids(self, busy: bool = False) -> list[int]:
+        """The worker processes alive now (tasks' and actors'; ``busy``: only those running
+        something)."""
         with self._lock:
             processes = self._every + [a.process for a in self._actors]
-        return [p.pid for p in processes if p.alive and p.process.is_alive()]
+        return [
+            p.pid
+            for p in processes
+            if p.alive and p.process.is_alive() and (p.busy or not busy)
+        ]
 
     def describe(self) -> str:
         return f"{self.workers} local processes"

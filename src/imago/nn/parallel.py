@@ -34,7 +34,7 @@ class CpuSyncBatchNorm(nn.BatchNorm2d):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         if not self.training or not torch.distributed.is_initialized():
             return super().forward(x)
-        from torch.distributed.nn.functional import all_reduce
+        from torch.distributed._functional_collectives import all_reduce  # differentiable
 
         channels = x.shape[1]
         local = torch.cat(
@@ -44,11 +44,11 @@ class CpuSyncBatchNorm(nn.BatchNorm2d):
                 x.new_tensor([x.numel() / channels]),
             ]
         )
-        total: torch.Tensor = all_reduce(local)  # type: ignore[no-untyped-call]
+        total: torch.Tensor = all_reduce(local, "sum", torch.distributed.group.WORLD)  # type: ignore[no-untyped-call,arg-type]
         count = total[-1]
         mean = total[:channels] / count
         var = (total[channels : 2 * channels] / count - mean * mean).clamp_min(0.0)
-        self._track(mean.detach(), var.detach(), float(count))
+        self._track(mean.detach(), var.detach(), float(count.detach()))
         shape = (1, channels, 1, 1)
         y = (x - mean.view(shape)) * torch.rsqrt(var + self.eps).view(shape)
         if self.affine:

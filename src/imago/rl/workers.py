@@ -149,6 +149,7 @@ class SelfPlayPool:
         self._slots = [self._start(f"{self.base}w{i}") for i in range(workers)]
         self._models: dict[int, Any] = {}
         self._writers: dict[str, GameWriter] = {}
+        self._following = False
         self.lost = 0
 
     # -- workers -----------------------------------------------------------------------------------
@@ -168,19 +169,26 @@ class SelfPlayPool:
         slot.loading = slot.actor.call("set_model", generation, self._model(generation))
 
     def _replace(self, slot: _Slot, error: Exception, report: Report) -> _Slot:
-        """A new worker for a lost one, with the lost one's share."""
+        """A lost worker's games go to the others (or, alone, to its replacement); a
+        replacement takes its place (a new name: no file is written twice), for the games
+        after these (it may wait for a CPU on a cluster that lost a node)."""
         self.lost += 1
         self.tally.add_lost()
         self._flush(slot.name)
         slot.actor.stop()
         name = f"{slot.root}r{slot.restarts + 1}"
         fresh = self._start(name, slot.root, slot.restarts + 1)
-        fresh.share = slot.share
+        others = [s for s in self._slots if s is not slot]
+        if self._following or not others:
+            fresh.share = slot.share
+        else:
+            for i, other in enumerate(others):
+                other.share += slot.share // len(others) + (i < slot.share % len(others))
         report(
             "self-play",
             self.tally.done,
             self.tally.done + 1,
-            f"worker {slot.name} lost ({error}); {name} plays its {slot.share} games",
+            f"worker {slot.name} lost ({error}); its {slot.share} games replayed elsewhere",
         )
         self.folder.log("worker_lost", worker=slot.name, replacement=name, error=str(error))
         return fresh
@@ -239,6 +247,7 @@ class SelfPlayPool:
             wanted = self.config.games_per_round - self.folder.games_in_round(latest)
         if not follow and wanted <= 0:
             return SelfPlayStats()
+        self._following = follow
         count = len(self._slots)
         for i, slot in enumerate(self._slots):
             slot.share = (1 << 62) if follow else wanted // count + (i < wanted % count)
