@@ -294,9 +294,7 @@ class ProcessExecutor(Executor):
         with self._lock:
             processes = self._every + [a.process for a in self._actors]
         return [
-            p.pid
-            for p in processes
-            if p.alive and p.process.is_alive() and (p.busy or not busy)
+            p.pid for p in processes if p.alive and p.process.is_alive() and (p.busy or not busy)
         ]
 
     def describe(self) -> str:

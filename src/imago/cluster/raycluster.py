@@ -46,7 +46,8 @@ def node_label() -> str:
     return f"{address}/{node[:6]}"
 
 
-def _located(fn: Callable[..., Any], args: tuple[Any, ...]) -> tuple[Any, str]:
+def _located(fn: Callable[..., Any], *args: Any) -> tuple[Any, str]:
+    # arguments go to Ray one by one: shared values (object refs) among them are resolved
     return fn(*args), node_label()
 
 
@@ -56,7 +57,7 @@ class _Host:
     def __init__(self, cls: type, args: tuple[Any, ...]) -> None:
         self.hosted = cls(*args)
 
-    def call(self, method: str, args: tuple[Any, ...]) -> Any:
+    def call(self, method: str, *args: Any) -> Any:
         return getattr(self.hosted, method)(*args)
 
     def node(self) -> str:
@@ -119,7 +120,7 @@ class _RayActor(Actor):
             self.node = str(future.result())
 
     def call(self, method: str, *args: Any) -> concurrent.futures.Future[Any]:
-        return _relay(self._ray, self.handle.call.remote(method, args))
+        return _relay(self._ray, self.handle.call.remote(method, *args))
 
     def stop(self) -> None:
         with contextlib.suppress(Exception):
@@ -162,7 +163,8 @@ class RayExecutor(Executor):
         self._slots = slots
         self._refs: dict[concurrent.futures.Future[Any], Any] = {}
         self._lock = threading.Lock()
-        self._task = ray.remote(_located).options(num_cpus=1, max_retries=0)
+        self._remote = ray.remote(_located)
+        self._task = self._remote.options(num_cpus=1, max_retries=0)
         self._host = ray.remote(_Host).options(num_cpus=1, max_restarts=0, max_task_retries=0)
         self._actors: list[_RayActor] = []
 
@@ -194,7 +196,7 @@ class RayExecutor(Executor):
         return max(1, int(self._ray.cluster_resources().get("CPU", 1)))
 
     def submit(self, fn: Callable[..., T], *args: Any) -> concurrent.futures.Future[Done[T]]:
-        ref = self._task.remote(fn, args)
+        ref = self._task.remote(fn, *args)
         inner = _relay(self._ray, ref)
         future: concurrent.futures.Future[Done[T]] = concurrent.futures.Future()
         future.set_running_or_notify_cancel()
@@ -245,9 +247,8 @@ class RayExecutor(Executor):
         refs = {}
         for node in self._alive_nodes():
             strategy = NodeAffinitySchedulingStrategy(node["NodeID"], soft=False)
-            refs[f"{node['NodeManagerAddress']}/{node['NodeID'][:6]}"] = self._task.options(
-                scheduling_strategy=strategy
-            ).remote(fn, args)
+            task = self._remote.options(num_cpus=1, max_retries=0, scheduling_strategy=strategy)
+            refs[f"{node['NodeManagerAddress']}/{node['NodeID'][:6]}"] = task.remote(fn, *args)
         answers = {}
         for label, ref in refs.items():
             try:

@@ -71,6 +71,8 @@ class SelfPlayWorker:
         self.folder = Path(tempfile.mkdtemp(prefix="imago-selfplay-"))
         self.play: SelfPlay | None = None
         self.generation: int | None = None
+        self.cpu_seconds = 0.0
+        """CPU time of this worker's process spent playing (for benchmarks on busy machines)."""
 
     def set_model(self, generation: int, files: ModelFiles) -> None:
         """Play with this network from now on (games under way go on with it)."""
@@ -93,8 +95,10 @@ class SelfPlayWorker:
         if self.play is None:
             raise RunError("the worker has no network yet")
         finished: list[FinishedGame] = []
+        begun = time.process_time()
         stats = self.play.play(games, finished.append)
-        return finished, stats.to_json()
+        self.cpu_seconds += time.process_time() - begun
+        return finished, {**stats.to_json(), "cpu_seconds": self.cpu_seconds}
 
     def close(self) -> None:
         shutil.rmtree(self.folder, ignore_errors=True)
@@ -352,6 +356,10 @@ class SelfPlayPool:
                 setattr(total, key, getattr(total, key) + value)
         total.seconds = seconds
         return total
+
+    def cpu_seconds(self) -> float:
+        """The CPU time the workers (those alive now) have spent playing."""
+        return sum(float(slot.stats.get("cpu_seconds", 0.0)) for slot in self._slots)
 
     def names(self) -> list[str]:
         """The workers' names now (a replaced worker's successor in its place)."""
