@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import signal
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -18,6 +19,7 @@ pytest.importorskip("torch")
 from work import SCHEDULE, SETTINGS, folder_games, new_run, selfplay_config
 from work import run_games as selfplay_games
 
+from imago.rl.folder import read_infos
 from imago.rl.workers import SelfPlayPool
 
 
@@ -85,3 +87,45 @@ def test_selfplay_on_processes_plays_the_games_of_one_process_and_survives_a_kil
     assert [row["worker"] for row in folder.metrics("worker_lost")] == [
         n for n in ("Kw0", "Kw1") if n not in pool.names()
     ]
+
+
+@pytest.mark.slow
+def test_following_workers_take_up_a_newly_promoted_network_without_a_restart(
+    tmp_path: Path,
+) -> None:
+    import shutil
+    import threading
+
+    folder = new_run(tmp_path / "run")
+    stop = threading.Event()
+    with ProcessExecutor(2) as executor:
+        pool = SelfPlayPool(executor, folder, selfplay_config(), 2, name="F", step_games=1)
+        pids = sorted(executor.pids())
+
+        def report(stage: str, done: float, total: float, text: str) -> None:
+            if folder.latest() == 0 and folder.games_in_round(0) >= 2:
+                # a trainer elsewhere makes generation 1 and promotes it
+                for suffix in (".pt", ".onnx"):
+                    shutil.copy(folder.model_path(0, suffix), folder.model_path(1, suffix))
+                folder.write_lineage(1, {"generation": 1, "parent": 0, "source": "test"})
+                folder.promote(1, "test")
+            if folder.latest() == 1 and 1 in generations(folder, 1):
+                stop.set()
+
+        pool.play(follow=True, stop=stop, report=report)
+        assert sorted(executor.pids()) == pids  # the same worker processes throughout
+        pool.close()
+    assert pool.names() == ["Fw0", "Fw1"] and pool.lost == 0
+    assert selfplay_games(folder, 1)  # the new round's games, each once
+    assert 1 in generations(folder, 1)  # played by the promoted network
+    assert generations(folder, 0) == {0}
+
+
+def generations(folder: Any, round_: int) -> set[int]:
+    """The generations that played a round's games (as written beside them)."""
+    return {
+        info["generation"]
+        for holdout in (False, True)
+        for path in folder.example_files(round_, holdout)
+        for info in read_infos(path)
+    }
