@@ -118,6 +118,28 @@ def test_a_killed_ray_worker_costs_only_its_game(cluster: Any, tmp_path: Path) -
     assert [(r.winner, r.moves) for r in records] == [(r.winner, r.moves) for r in local]
 
 
+def test_a_killed_selfplay_actor_costs_only_its_games_under_way(
+    cluster: Any, tmp_path: Path
+) -> None:
+    folder = new_run(tmp_path / "run")
+    executor = RayExecutor(cluster.address)
+    pool = SelfPlayPool(executor, folder, selfplay_config(), 2, name="K", step_games=1)
+    killed: list[int] = []
+
+    def report(stage: str, done: float, total: float, text: str) -> None:
+        actors = _ray_workers("ray::_Host")
+        if not killed and pool.tally.done >= 1 and actors:
+            os.kill(actors[0], signal.SIGKILL)
+            killed.append(actors[0])
+
+    pool.play(games=6, report=report)
+    pool.close()
+    executor.close()
+    games = selfplay_games(folder)
+    assert killed and pool.lost == 1
+    assert len(games) >= 6 and folder.games_in_round(0) == len(games)
+
+
 def test_a_node_that_lacks_a_program_is_named_before_any_game(cluster: Any) -> None:
     executor = RayExecutor(cluster.address)
     missing = Player.parse('ghost=gtp:command="no-such-engine-here --mode gtp"')
@@ -146,3 +168,23 @@ def test_selfplay_goes_on_when_a_node_is_lost(cluster: Any, tmp_path: Path) -> N
     assert second not in cluster.worker_nodes and pool.lost == 1
     assert len(games) >= 8 and folder.games_in_round(0) == len(games)
     assert stats.games >= 0
+
+    # a match that loses a node: a new node joins, and goes away after the first game
+    third = cluster.add_node(num_cpus=1)
+    executor = RayExecutor(cluster.address)
+    lost: list[int] = []
+
+    def on_result(record: Any) -> bool:
+        if third in cluster.worker_nodes:
+            cluster.remove_node(third)
+        return False
+
+    records = run_games(
+        SETTINGS, SCHEDULE, folder=tmp_path / "m", executor=executor, on_result=on_result,
+        on_lost=lambda p, e, n: lost.append(p.index),
+    )  # fmt: skip
+    executor.close()
+    assert [r.index for r in records] == list(range(len(SCHEDULE)))
+    assert len(folder_games(tmp_path / "m")) == len(SCHEDULE)  # every game once
+    local = run_games(SETTINGS, SCHEDULE, executor=InlineExecutor())
+    assert [(r.winner, r.moves) for r in records] == [(r.winner, r.moves) for r in local]

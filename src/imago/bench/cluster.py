@@ -14,6 +14,8 @@ local instance of this machine's CPUs), with 1 and with 2 workers:
 * ``selfplay.processes.w1.train_pos_per_cpu_s``: the trainer's consumption (positions per
   CPU second of one training process on those examples) and ``model_bytes`` the network sent
   to every worker at each promotion;
+* ``paper100.*``: what 100 nodes of 16 CPUs would do, from these per-worker figures
+  (:func:`paper_estimate`);
 * ``scaling_cpu``: what 2 workers give over 1 from CPU-time rates (twice the per-worker rate
   with 2, over the rate with 1: the speed-up on two otherwise idle cores), and
   ``scaling_wall`` as measured on the wall clock (meaningful only on an idle machine).
@@ -131,7 +133,7 @@ def selfplay_figures(make: Any, workers: int, games: int, train_steps: int = 0) 
         init(folder, config)
         bootstrap(folder, config)
         pool = SelfPlayPool(executor, folder, config, workers, name="bench", step_games=8)
-        pool.play(games=8 * workers)  # compile, load, fill the batches
+        pool.play(games=4 * workers)  # compile, load, fill the batches
         cpu_before, driver = pool.cpu_seconds(), time.process_time()
         wall = time.perf_counter()
         stats = pool.play(games=games)
@@ -147,6 +149,39 @@ def selfplay_figures(make: Any, workers: int, games: int, train_steps: int = 0) 
         "games": stats.games,
         "positions_per_game": stats.evaluations / max(stats.games, 1),
         "examples_per_game": stats.examples / max(stats.games, 1),
+    }
+
+
+def paper_estimate(
+    worker: dict[str, float], *, nodes: int = 100, cpus: int = 16, trainer_cpus: int = 16
+) -> dict[str, float]:
+    """What ``nodes`` nodes of ``cpus`` CPUs would do, from one worker's measured figures
+    (``selfplay.processes.w1.*``): one self-play worker per CPU, one driver writing every game,
+    one trainer node of ``trainer_cpus`` CPUs (data-parallel ranks, taken to scale linearly).
+
+    * ``selfplay_pos_s``, ``games_s``, ``examples_s``: the workers' output;
+    * ``driver_load``: CPU seconds per second the one driver needs to write those games (above
+      1: the driver is the bottleneck), and ``driver_games_s`` the most it can write;
+    * ``trainer_pos_s``: positions per second the trainer node consumes, and
+      ``samples_per_example``: how often it can sample each new example (AlphaZero-style
+      training wants several; below 1 the trainer is the bottleneck);
+    * ``broadcast_mb``: megabytes sent at each promotion (the network once per node, through
+      Ray's object store).
+    """
+    workers = nodes * cpus
+    pos_s = workers * worker["pos_per_cpu_s"]
+    games_s = pos_s / worker["positions_per_game"]
+    examples_s = games_s * worker["examples_per_game"]
+    trainer = trainer_cpus * worker["train_pos_per_cpu_s"]
+    return {
+        "selfplay_pos_s": pos_s,
+        "games_s": games_s,
+        "examples_s": examples_s,
+        "driver_load": games_s * worker["driver_ms_game"] / 1000,
+        "driver_games_s": 1000 / max(worker["driver_ms_game"], 1e-9),
+        "trainer_pos_s": trainer,
+        "samples_per_example": trainer / max(examples_s, 1e-9),
+        "broadcast_mb": nodes * worker["model_bytes"] / 1e6,
     }
 
 
@@ -181,6 +216,8 @@ def cluster(config: BenchConfig) -> list[Figure]:
             figures.append(
                 Figure(f"cluster.{job}.{name}.w{workers}.{key}", value, units[key], note)
             )
+    for key, value in paper_estimate(results[("selfplay", "processes", 1)]).items():
+        figures.append(Figure(f"cluster.paper100.{key}", value, "", "100 nodes x 16 CPUs"))
     for job, rate in (("selfplay", "pos_per_cpu_s"), ("match", "games_per_cpu_s")):
         wall = "pos_per_s" if job == "selfplay" else "games_per_s"
         for name in sorted({n for (j, n, _) in results if j == job}):
