@@ -57,18 +57,45 @@ def test_othello_beats_random() -> None:
     assert _random_game("othello", 1, Limit(playouts=300)) > 0
 
 
+@pytest.mark.parametrize("size", [6, 4])
+def test_small_othello_boards(size: int) -> None:
+    # 4x4 is a first-player loss and so small that random play often stumbles on the same
+    # result: the search must only play it legally; on 6x6 it must win
+    black = make_agent("mcts", "othello", {}, seed=size)
+    white = make_agent("random", "othello", {}, seed=size + 1)
+    wins = 0
+    for game in range(4):
+        state = make("othello", size=size)
+        while not state.is_over():
+            agent = black if (state.to_play == 1) == (game % 2 == 0) else white
+            result = agent.select_move(state, Limit(playouts=400))
+            assert result.move in state.legal_moves()
+            state = state.play(result.move)
+        outcome = state.outcome()
+        assert outcome is not None
+        wins += outcome.winner == (1 if game % 2 == 0 else 2)
+    assert wins >= (3 if size == 6 else 0)
+
+
 @pytest.mark.parametrize("rave", ["true", "false"])
 def test_go_beats_random(rave: str) -> None:
     assert _random_game("go", 2, Limit(playouts=300), rave=rave) > 0
 
 
-def test_finds_the_ffo_best_move() -> None:
-    # FFO #1: g8 wins by 18, every other move by 12 or less; the search should prefer g8
-    # clearly with a few thousand playouts.
+def test_plays_a_winning_move_of_ffo_1() -> None:
+    # FFO #1 (Black to move): g8 wins by 18 and a few other moves win by less. A search that
+    # maximises the chance of winning may pick any winning move; the exact solver (not the
+    # search) says which moves win, and the search must pick one of them, confidently.
+    from imago.agents.endgame import EndgameSolver
+
     state = OthelloState.from_board_string(_OTHELLO_ENDGAME, "X")
+    solved = EndgameSolver().solve_state(state, exact_all=True)
+    winning = {move for move, score in solved.move_scores if score > 0}
+    assert solved.move.to_algebraic() == "g8" and solved.score == 18  # the published answer
+    assert winning != set(state.legal_moves())  # some moves lose: the test can fail
     agent = make_agent("mcts", "othello", {}, seed=3)
     result = agent.select_move(state, Limit(playouts=20000))
-    assert state.is_legal(result.move)
+    assert result.move in winning
     assert result.winrate is not None and result.winrate > 0.9
 
 

@@ -58,6 +58,12 @@ def test_the_test_loop_runs_end_to_end(tmp_path: Path) -> None:
     sgf = next((run / "games" / "000000").glob("*.sgf"))
     games = read_file(sgf)
     assert games and all(g.game_name == "othello" for g in games)
+    from imago.records.transcript import read_transcript_file
+
+    transcripts = read_transcript_file(sgf.with_suffix(".txt"), size=6)
+    assert [t.mainline_moves() for t in transcripts] == [
+        [m for m in g.mainline_moves() if m.is_play] for g in games
+    ]
 
 
 def _config(**changes: object) -> LoopConfig:
@@ -163,3 +169,43 @@ def test_settings_round_trip_and_refuse_unknown_names() -> None:
     assert changed.selfplay.simulations == 64 and changed.records == ("a.wtb",)
     with pytest.raises(ValueError, match="unknown setting"):
         config.with_changes({"selfplay.nothing": 1})
+
+
+def test_training_keeps_pace_with_the_new_data() -> None:
+    from imago.nn.rl_train import StepsConfig
+
+    fixed = StepsConfig(steps=300)
+    assert fixed.steps_for(10) == fixed.steps_for(10**6) == 300
+    paced = StepsConfig(steps=600, samples_per_position=4, batch_size=256)
+    assert paced.steps_for(3200) == 50  # each new position shown about four times
+    assert paced.steps_for(10**6) == 600  # at most the cap
+    assert paced.steps_for(0) == 1
+
+
+@pytest.mark.slow
+def test_a_trainer_and_a_following_worker_share_a_folder(tmp_path: Path) -> None:
+    from imago.rl.stages import loop
+
+    run = tmp_path / "run"
+    folder = RunFolder(run)
+    config = _config()
+    init(folder, config)
+    bootstrap(folder, config)
+    worker = subprocess.Popen(
+        [*IMAGO, "rl", "selfplay", str(run), "--follow", "--worker", "follower"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        latest = loop(folder, config, rounds=1, selfplay=False)  # trains on the worker's games
+        assert latest == 1
+        deadline = time.time() + 120
+        while time.time() < deadline and folder.games_in_round(1) == 0:
+            time.sleep(0.5)
+        assert folder.games_in_round(1) > 0  # the worker moved on to the new round by itself
+    finally:
+        worker.send_signal(signal.SIGINT)  # a worker stops at its next safe point
+        _, err = worker.communicate(timeout=120)
+    assert worker.returncode == 0, err
+    rows = [r for r in folder.metrics("selfplay") if r["worker"] == "follower"]
+    assert {r["round"] for r in rows} >= {0, 1}

@@ -47,12 +47,12 @@ def test_games_are_legal_complete_and_teach_what_the_search_found(
             assert record.winner == (0 if outcome.winner is None else int(outcome.winner))
         assert len(record.targets) == record.full_searches
         assert record.full_searches + record.fast_searches == len(record.actions)
-        for move, legal, target in zip(
-            record.example_moves, record.legal, record.targets, strict=True
+        for move, chosen, legal, target in zip(
+            record.example_moves, record.example_actions, record.legal, record.targets, strict=True
         ):
             assert target.sum() == pytest.approx(1.0, abs=1e-5)
             assert (target[~legal] == 0).all()  # only legal moves
-            assert legal[record.actions[move]]
+            assert legal[chosen] and chosen == record.actions[move]
         assert set(record.to_play) <= {1, 2}
     assert stats.evaluations > 0 and stats.examples == sum(len(g.targets) for g in games)
 
@@ -98,6 +98,15 @@ def test_resignation_and_its_check_games() -> None:
     assert 0 <= stats.false_resignations <= stats.checked_resignations
     played_out = [g for g in games if not g.resigned]
     assert played_out and all(_replay(play.spec, g).is_over() for g in played_out)  # type: ignore[attr-defined]
+    # a resigned game's last example (the move never played) still becomes a training example
+    from imago.nn.features import feature_set
+    from imago.rl.examples import game_arrays
+
+    for record in resigned:
+        arrays, _ = game_arrays(record, feature_set("legal4"), play.spec, {})
+        assert len(arrays) == len(record.targets)
+        assert record.to_play[-1] == record.resigned and arrays.value[-1] == -1  # it lost
+        assert list(arrays.policy) == record.example_actions
 
 
 def test_a_bad_configuration_is_refused() -> None:

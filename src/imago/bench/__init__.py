@@ -26,6 +26,7 @@ BENCH_MODULES: tuple[str, ...] = (
     "imago.bench.search",
     "imago.bench.nn",
     "imago.bench.rl",
+    "imago.bench.web",
     "imago.bench.cluster",
 )
 

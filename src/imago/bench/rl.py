@@ -95,7 +95,7 @@ def measure(
     played = play.stats.evaluations - evaluations
     selfplay_rate = played / spent
     # the ceiling: the same evaluator on the same batches, nothing else
-    leaves = play.search._leaves
+    leaves = play.search.leaves
     assert leaves is not None
     count = min(parallel, leaves.capacity)
     evaluator.evaluate(leaves, count)

@@ -23,6 +23,8 @@ COMMAND_MODULES: tuple[str, ...] = (
     "imago.cli.match",
     "imago.cli.train",
     "imago.cli.rl",
+    "imago.cli.serve",
+    "imago.cli.analyze",
 )
 """Each module defines ``register(app: typer.Typer) -> None``; missing modules are skipped."""
 

@@ -21,10 +21,17 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from imago.agents.base import Agent, InfoCallback, Limit, SearchResult, StopFlag
-from imago.agents.mcts import MCTS, RULES, MCTSConfig, SearchAgent, SearchGame
+from imago.agents.mcts import (
+    MCTS,
+    RULES,
+    Evaluation,
+    LeafBatch,
+    MCTSConfig,
+    SearchAgent,
+    SearchGame,
+)
 from imago.agents.registry import register_agent
 from imago.core.game import GameState
-from imago.core.move import Move
 from imago.nn.evaluator import NetworkEvaluator
 
 
@@ -83,6 +90,11 @@ class AZAgent(SearchAgent):
             resign_min_visits=min(200, options.simulations),
         )
         super().__init__(config, rng, simulations=options.simulations, reuse=options.reuse)
+
+    @property
+    def history(self) -> int:
+        """Boards of history the network reads (1 until it is loaded)."""
+        return 1 if self._evaluator is None else self._evaluator.history
 
     @property
     def evaluator(self) -> NetworkEvaluator:
@@ -145,10 +157,9 @@ class _Deferred:
 
     @property
     def history(self) -> int:
-        evaluator = self.agent._evaluator
-        return 1 if evaluator is None else evaluator.history
+        return self.agent.history
 
-    def evaluate(self, leaves, count):  # type: ignore[no-untyped-def]
+    def evaluate(self, leaves: LeafBatch, count: int) -> Evaluation:
         return self.agent.evaluator.evaluate(leaves, count)
 
 
@@ -188,4 +199,4 @@ def _make_az(options: AZOptions, rng: np.random.Generator) -> Agent:
     return AZAgent(options, rng, evaluator)
 
 
-__all__ = ["AZAgent", "AZOptions", "Move"]
+__all__ = ["AZAgent", "AZOptions"]

@@ -37,6 +37,11 @@ class StepsConfig:
     """How a generation is trained."""
 
     steps: int = 1000
+    """Steps per generation; with ``samples_per_position``, the most."""
+    samples_per_position: float = 0.0
+    """When above 0: the steps of a generation are as many as show each position the newest
+    round added this many times (``new positions * samples / batch``), at most ``steps``: the
+    training keeps pace with the data instead of overfitting a small round."""
     batch_size: int = 256
     optimizer: str = "sgd"
     lr: float = 0.02
@@ -53,6 +58,13 @@ class StepsConfig:
     threads: int = 0
     """torch's CPU threads (0: leave them)."""
     checkpoint_every: int = 200
+
+    def steps_for(self, new_positions: int) -> int:
+        """The steps of a generation whose newest round added ``new_positions``."""
+        if self.samples_per_position <= 0:
+            return self.steps
+        wanted = int(np.ceil(new_positions * self.samples_per_position / self.batch_size))
+        return max(1, min(self.steps, wanted))
 
     def train_config(self) -> TrainConfig:
         return TrainConfig(

@@ -70,6 +70,14 @@ class LoopConfig:
     """Only Go games whose players both hold at least this rank (``1d``)."""
     records_limit: int = 20_000
     """Positions of the records evaluated per generation."""
+    solver_positions: int = 0
+    """Othello: validate each generation on this many positions the exact endgame solver
+    labelled (0: none): how often the network's first choice, and the search's move, is one
+    of the solver's best moves."""
+    solver_empties: int = 16
+    """... positions with at most this many empty squares."""
+    solver_simulations: int = 200
+    """... the search's simulations per position."""
     seed: int = 0
 
     def to_json(self) -> dict[str, Any]:
@@ -155,7 +163,7 @@ def preset(name: str, spec: GameSpec) -> LoopConfig:
             model="b4c32",
             games_per_round=400,
             window_rounds=4,
-            train=StepsConfig(steps=400, batch_size=256, lr=0.02),
+            train=StepsConfig(steps=600, samples_per_position=8, batch_size=256, lr=0.02),
             selfplay=SelfPlayConfig(parallel=128, simulations=32, considered=8),
             evaluation=EvalConfig(games=40, simulations=64),
         )
@@ -164,7 +172,7 @@ def preset(name: str, spec: GameSpec) -> LoopConfig:
             spec=spec,
             games_per_round=200,
             window_rounds=4,
-            train=StepsConfig(steps=300, batch_size=256, lr=0.005),
+            train=StepsConfig(steps=600, samples_per_position=4, batch_size=256, lr=0.005),
             selfplay=SelfPlayConfig(
                 parallel=128, simulations=64, fast_simulations=16, full_fraction=0.3
             ),

@@ -25,6 +25,7 @@ from imago.games import make
 from imago.nn.dataset import ShardArrays, pack_rows
 from imago.nn.features import FeatureSet, Positions
 from imago.records.sgf import write_string
+from imago.records.transcript import format_transcript
 from imago.records.tree import Game, GameNode
 from imago.rl.folder import CHUNK_PREFIX, GAME_PREFIX, RunFolder, merge_games, read_infos
 from imago.rl.selfplay import FinishedGame, GameSpec
@@ -53,7 +54,7 @@ def game_arrays(
         to_play = np.asarray(record.to_play, dtype=np.int8)
         legal = np.stack(record.legal)
         planes = features.encode(Positions(boards, to_play, legal))
-        played = [record.actions[i] for i in record.example_moves]
+        played = record.example_actions
         results = [record.outcome_for(int(c)) for c in to_play]
         arrays = ShardArrays(
             pack_rows(planes),
@@ -180,10 +181,18 @@ class GameWriter:
 def write_sgf(
     folder: RunFolder, round_: int, name: str, infos: list[dict[str, Any]], spec: GameSpec
 ) -> None:
-    """The games ``infos`` as an SGF collection ``games/ROUND/NAME.sgf`` (atomically)."""
-    target = folder.games_dir(round_) / f"{name}.sgf"
+    """The games ``infos`` as an SGF collection ``games/ROUND/NAME.sgf`` and, for Othello,
+    also as transcripts ``NAME.txt`` (one game a line, as WTHOR's tools write them),
+    atomically."""
+    games = [game_sgf(info, spec) for info in infos]
+    _write_text(folder.games_dir(round_) / f"{name}.sgf", write_string(games))
+    if spec.game == "othello":
+        lines = [format_transcript(game.mainline_moves()) + "\n" for game in games]
+        _write_text(folder.games_dir(round_) / f"{name}.txt", "".join(lines))
+
+
+def _write_text(target: Path, text: str) -> None:
     target.parent.mkdir(parents=True, exist_ok=True)
-    text = write_string([game_sgf(info, spec) for info in infos])
     tmp = target.with_name(f".{target.name}.tmp{os.getpid()}")
     tmp.write_text(text, encoding="utf-8")
     os.replace(tmp, target)

@@ -16,7 +16,8 @@ what is there. The layout, in the spirit of MiniGo's::
                                model): one file per finished game (``g-*``), merged into
                                chunks (``c-*``) that list the game files they replace
       holdout/000003/*.npz     the same for the games held out from training
-      games/000003/*.sgf       the games of each chunk as SGF (Go and Othello alike)
+      games/000003/*.sgf       the games of each chunk as SGF (Go and Othello alike), and
+                               for Othello as transcripts (*.txt, one game a line)
       train/checkpoint.pt      the trainer's state (weights, optimiser, its step counts)
       eval/000004/             the gating match of generation 4 against the best (an
                                ``imago match`` folder: resumable on its own)

@@ -133,7 +133,8 @@ class FinishedGame:
     ``winner`` is 1 (Black), 2 (White) or 0 (a draw); ``score`` Black's lead (points or
     discs; 0 after a resignation). Example ``i`` is the position before move
     ``example_moves[i]``: its boards (``(history, N*N)``, newest first), colour to move, legal
-    actions, the search's move distribution (``targets[i]``) and the move played.
+    actions, the search's move distribution (``targets[i]``) and the move the search chose
+    (``example_actions[i]``; after the last example of a resigned game it was never played).
     """
 
     index: int
@@ -143,6 +144,7 @@ class FinishedGame:
     resigned: int = 0
     """The colour that resigned (0: none)."""
     example_moves: list[int] = field(default_factory=list)
+    example_actions: list[int] = field(default_factory=list)
     boards: list[npt.NDArray[np.int8]] = field(default_factory=list)
     to_play: list[int] = field(default_factory=list)
     legal: list[npt.NDArray[np.bool_]] = field(default_factory=list)
@@ -382,7 +384,7 @@ class SelfPlay:
         record = slot.record
         if slot.full:
             record.full_searches += 1
-            self._record_example(g, record, actions, policy, value, position)
+            self._record_example(g, record, actions, policy, value, position, action)
         else:
             record.fast_searches += 1
         color = int(position[0][g])
@@ -402,10 +404,12 @@ class SelfPlay:
         policy: FloatArray,
         value: float,
         position: tuple[npt.NDArray[np.int64], npt.NDArray[np.bool_]],
+        chosen: int,
     ) -> None:
         target = np.zeros(self.batch.num_actions, dtype=np.float32)
         target[actions] = policy
         record.example_moves.append(len(record.actions))
+        record.example_actions.append(chosen)
         record.boards.append(self.batch.boards[g].copy())
         record.to_play.append(int(position[0][g]))
         record.legal.append(position[1][g].copy())

@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +27,9 @@ from imago.rl.config import LoopConfig
 from imago.rl.examples import GameWriter, merge_leftovers, worker_name
 from imago.rl.folder import RunError, RunFolder, iter_round_files
 from imago.rl.selfplay import SelfPlay, SelfPlayStats
+
+WAIT_SECONDS = 5.0
+"""How often a trainer without self-play of its own looks for its workers' games."""
 
 Report = Callable[[str, float, float, str], None]
 """``(stage, done, total, text)``: progress of a stage (for progress bars)."""
@@ -233,6 +236,7 @@ def train(
     """Train the newest generation on its window and save the next one (``None`` when
     ``stop`` interrupted it: the trainer's checkpoint keeps the progress); ``ranks``:
     data-parallel on that many processes."""
+    from imago.nn.dataset import read_shard
     from imago.nn.export import export_onnx
     from imago.nn.rl_train import load_window, train_steps
 
@@ -244,7 +248,9 @@ def train(
         raise RunError(f"round {latest} has no self-play examples yet: run `imago rl selfplay`")
     window = load_window(files)
     new = latest + 1
-    steps = config.train.steps
+    fresh = sum(len(read_shard(path)) for path in folder.example_files(latest))
+    steps = config.train.steps_for(fresh)
+    settings = replace(config.train, steps=steps, samples_per_position=0.0)
 
     def on_step(step: int, total: int, loss: float) -> None:
         report("train", step, total, f"generation {new}: step {step}/{total}, loss {loss:.3f}")
@@ -254,7 +260,7 @@ def train(
         window,
         folder.model_path(new),
         folder.checkpoint_path,
-        config.train,
+        settings,
         tag=new,
         on_step=on_step,
         stop=stop,
@@ -270,6 +276,7 @@ def train(
         "time": time.time(),
         "window_files": len(files),
         "window_positions": len(window),
+        "new_positions": fresh,
         "steps": steps,
     }
     folder.write_lineage(new, lineage)
@@ -481,7 +488,7 @@ def loop(
                 self_play(folder, config, stop=halt, report=report, pool=pool)
             else:
                 report("train", 0, 1, f"waiting for round {latest}'s self-play games")
-                time.sleep(10)
+                time.sleep(WAIT_SECONDS)
             continue
         new = train(folder, config, stop=halt, report=report, ranks=ranks)
         if new is None:

@@ -94,6 +94,11 @@ class MCTS:
         self._guide_leaves: Guide | None = None
 
     @property
+    def leaves(self) -> LeafBatch | None:
+        """The leaf buffers of the last batched round (``None`` before one)."""
+        return self._leaves
+
+    @property
     def history(self) -> int:
         """Boards of history the evaluators read."""
         return max(self.evaluator.history, 1 if self.guide is None else self.guide.history)
