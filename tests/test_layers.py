@@ -1,6 +1,6 @@
 """The architecture, checked: imports between imago's packages flow one way.
 
-    core -> games -> records -> agents -> gtp -> nn, train -> arena, ui -> envs -> rl, bench -> cli
+    core -> cluster, games -> records -> agents -> gtp -> nn, train -> arena, ui -> envs -> rl, bench -> cli
 
 A module may import its own package and any package of a lower layer, never a higher one
 (plugin discovery by module name, as the agent and benchmark registries do, is not an import).
@@ -17,6 +17,7 @@ import imago
 
 LAYERS = {
     "core": 0,
+    "cluster": 1,
     "games": 1,
     "records": 2,
     "agents": 3,

@@ -29,6 +29,7 @@ BENCH_MODULES: tuple[str, ...] = (
     "imago.bench.rl",
     "imago.bench.web",
     "imago.bench.envs",
+    "imago.bench.cluster",
 )
 
 
