@@ -73,6 +73,17 @@ def test_time_limit_and_stop(tmp_path: Path) -> None:
     assert agent.select_move(make("go", size=7), Limit(time=60), stop=stop).seconds < 5
 
 
+@pytest.mark.parametrize("game", ["go", "othello"])
+def test_a_spent_clock_still_searches_once(tmp_path: Path, game: str) -> None:
+    # Found under load: given 0.3 s, az spent it starting up and played an unsearched move (not
+    # even the network's first choice). The first simulation runs whatever the clock says.
+    size = 7 if game == "go" else 6
+    agent = make_agent("az", game, {"model": str(_model(tmp_path, game, size))}, seed=1)
+    result = agent.select_move(make(game, size=size), Limit(time=1e-9))
+    assert result.nodes >= 1
+    assert result.candidates and result.candidates[0].visits >= 1
+
+
 def test_wrong_networks_are_refused(tmp_path: Path) -> None:
     with pytest.raises(ModelError, match="no value head"):
         make_agent("az", "go", {"model": str(_model(tmp_path, "go", 9, "l2c8"))}, seed=1)

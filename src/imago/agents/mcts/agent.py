@@ -175,15 +175,20 @@ class SearchAgent(Agent):
         start: float,
         progress: list[int] | None = None,
     ) -> int:
-        """Run simulations on one tree until ``playouts`` are done, the ``deadline`` passes or
-        ``stop`` is set; report progress to ``on_info`` twice a second, or keep the count in
-        ``progress[thread]``. How many ran."""
+        """Run simulations on one tree until ``playouts`` are done, the ``deadline`` passes (after
+        one simulation at least) or ``stop`` is set; report progress to ``on_info`` twice a
+        second, or keep the count in ``progress[thread]``. How many ran."""
         search = self._searches[thread]
         done = 0
         next_info = start + 0.5
         while playouts is None or done < playouts:
             step = self.chunk if playouts is None else min(self.chunk, playouts - done)
-            ran = search.run(game, tree, step, stop=stop, deadline=deadline)
+            # the first simulation runs whatever the clock says (a slow start, a loaded
+            # machine): a move from an unsearched root would ignore even the priors
+            first = done == 0 and deadline is not None
+            ran = search.run(
+                game, tree, 1 if first else step, stop=stop, deadline=None if first else deadline
+            )
             done += ran
             if progress is not None:
                 progress[thread] = done
