@@ -519,14 +519,38 @@ def test_a_failing_search_thread_stops_the_other() -> None:
 
 
 def _settled(state: object) -> bool:
-    """Whether every empty point reaches one colour only."""
+    """Whether both colours have stones and every empty point reaches one colour only."""
     from imago.games.go import fastpath as gf
 
     s = gf.to_arrays(state)  # type: ignore[arg-type]
     size = state.size  # type: ignore[attr-defined]
     owner = np.empty(size * size, dtype=np.int64)
     gf.area(s, size, owner)
-    return not ((s[: size * size] == 0) & (owner == 0)).any()
+    board = s[: size * size]
+    both = (board == gf.BLACK).any() and (board == gf.WHITE).any()
+    return bool(both and not ((board == gf.EMPTY) & (owner == 0)).any())
+
+
+@pytest.mark.parametrize(
+    ("diagram", "timely"),
+    [
+        # one stone: every empty point reaches Black only, yet the board is wide open (found by
+        # the main job's test: nnmcts passed in answer to E5)
+        (". . . . .\n. . . . .\n. . X . .\n. . . . .\n. . . . .", False),
+        # both colours, a neutral point between them: open
+        (". . X O .\n. . X O .\n. . X O .\n. . X . .\n. . X O .", False),
+        # walls closed, every empty point one colour's: settled
+        (". . X O .\n. . X O .\n. . X O .\n. . X O .\n. . X O .", True),
+    ],
+)
+def test_a_root_pass_is_timely_only_on_a_settled_board(diagram: str, timely: bool) -> None:
+    from imago.agents.mcts import _go
+    from imago.games.go import GoPosition
+    from imago.games.go import fastpath as gf
+
+    position = GoPosition.from_diagram(diagram)
+    s = gf.to_arrays(position)
+    assert _go.pass_is_timely(s, position.size, len(position.legal_moves())) is timely
 
 
 def test_mcts_passes_only_when_passing_is_right() -> None:

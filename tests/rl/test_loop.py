@@ -13,6 +13,7 @@ import pytest
 
 pytest.importorskip("torch")
 
+from imago.nn.dataset import read_shard
 from imago.rl.config import LoopConfig, smoke_config
 from imago.rl.folder import RunFolder, read_infos
 from imago.rl.selfplay import GameSpec
@@ -178,6 +179,23 @@ def test_training_keeps_pace_with_the_new_data() -> None:
     assert paced.steps_for(3200) == 50  # each new position shown about four times
     assert paced.steps_for(10**6) == 600  # at most the cap
     assert paced.steps_for(0) == 1
+
+
+def test_a_window_is_listed_again_when_a_worker_merges_under_it(tmp_path: Path) -> None:
+    # Found by the test below: the trainer listed a following worker's game file, the worker
+    # merged it into a chunk, and reading the listed file failed. Reading lists again.
+    from imago.rl.stages import load_listed
+
+    folder = RunFolder(tmp_path / "run")
+    init(folder, _config(**{"selfplay.parallel": 4}))
+    bootstrap(folder, _config())
+    self_play(folder, _config(**{"selfplay.parallel": 4}), games=4, worker="w")
+    real = folder.example_files(0)
+    merged_away = [real[0].with_name("g-follower-0000021.npz")]  # listed, then gone
+    listings = [merged_away, real]
+    files, window = load_listed(lambda: listings.pop(0))
+    assert files == real and listings == []
+    assert len(window) == sum(len(read_shard(path)) for path in real)
 
 
 @pytest.mark.slow

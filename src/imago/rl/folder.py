@@ -237,12 +237,14 @@ class RunFolder:
         folder = self.examples_dir(round_, holdout)
         if not folder.is_dir():
             return []
+        # game files first: one merged into a chunk after this listing is then named by the
+        # chunk's sources and left out (listed the other way round, it could be missed)
+        games = sorted(folder.glob(f"{GAME_PREFIX}*.npz"))
         chunks = sorted(folder.glob(f"{CHUNK_PREFIX}*.npz"))
         merged: set[str] = set()
         for chunk in chunks:
             merged.update(chunk_sources(chunk))
-        singles = sorted(p for p in folder.glob(f"{GAME_PREFIX}*.npz") if p.name not in merged)
-        return chunks + singles
+        return chunks + [p for p in games if p.name not in merged]
 
     def games_in_round(self, round_: int) -> int:
         """Finished self-play games of a round (held-out games included)."""

@@ -20,13 +20,15 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from imago.agents.base import StopFlag
 from imago.rl.config import LoopConfig
 from imago.rl.examples import GameWriter, merge_leftovers, worker_name
 from imago.rl.folder import RunError, RunFolder, iter_round_files
 from imago.rl.selfplay import SelfPlay, SelfPlayStats
+
+_T = TypeVar("_T")
 
 WAIT_SECONDS = 5.0
 """How often a trainer without self-play of its own looks for its workers' games."""
@@ -212,8 +214,10 @@ def _cores() -> int:
 def gather(folder: RunFolder, config: LoopConfig, round_: int) -> list[Path]:
     """The example files of the training window ending at ``round_``: its last
     ``window_rounds`` rounds, newest first, up to ``window_positions`` positions."""
-    from imago.nn.dataset import read_shard
+    return _listed_again(lambda: _gather_once(folder, config, round_))
 
+
+def _gather_once(folder: RunFolder, config: LoopConfig, round_: int) -> list[Path]:
     rounds = [r for r in range(round_, max(-1, round_ - config.window_rounds), -1)]
     files: list[Path] = []
     positions = 0
@@ -221,8 +225,34 @@ def gather(folder: RunFolder, config: LoopConfig, round_: int) -> list[Path]:
         if positions >= config.window_positions:
             break
         files.append(path)
-        positions += len(read_shard(path))
+        positions += _positions_in(path)
     return files
+
+
+class _Vanished(Exception):
+    """A listed example file was gone when read: a worker merged it into a chunk."""
+
+
+def _positions_in(path: Path) -> int:
+    from imago.nn.dataset import DatasetError, read_shard
+
+    try:
+        return len(read_shard(path))
+    except DatasetError:
+        if not path.exists():
+            raise _Vanished(path) from None
+        raise
+
+
+def _listed_again(read: Callable[[], _T], attempts: int = 20) -> _T:
+    """``read()``, listed and read again while a worker sharing the folder merges its game
+    files into a chunk under it (the chunk names its sources, so nothing counts twice)."""
+    for _ in range(attempts - 1):
+        try:
+            return read()
+        except _Vanished:
+            time.sleep(0.05)
+    return read()
 
 
 def train(
@@ -236,19 +266,17 @@ def train(
     """Train the newest generation on its window and save the next one (``None`` when
     ``stop`` interrupted it: the trainer's checkpoint keeps the progress); ``ranks``:
     data-parallel on that many processes."""
-    from imago.nn.dataset import read_shard
     from imago.nn.export import export_onnx
-    from imago.nn.rl_train import load_window, train_steps
+    from imago.nn.rl_train import train_steps
 
     latest = folder.latest()
     if latest is None:
         raise RunError(f"{folder.root} has no network yet: run `imago rl bootstrap` first")
-    files = gather(folder, config, latest)
+    files, window = load_listed(lambda: _gather_once(folder, config, latest))
     if not files:
         raise RunError(f"round {latest} has no self-play examples yet: run `imago rl selfplay`")
-    window = load_window(files)
     new = latest + 1
-    fresh = sum(len(read_shard(path)) for path in folder.example_files(latest))
+    fresh = _listed_again(lambda: sum(map(_positions_in, folder.example_files(latest))))
     steps = config.train.steps_for(fresh)
     settings = replace(config.train, steps=steps, samples_per_position=0.0)
 
@@ -284,6 +312,26 @@ def train(
     folder.log("train", generation=new, parent=latest, **result)
     report("train", steps, steps, f"generation {new} trained")
     return new
+
+
+def load_listed(listing: Callable[[], list[Path]]) -> tuple[list[Path], Any]:
+    """The example files ``listing()`` names and their examples (``None`` for no file), read
+    together; listed and read again while a worker sharing the folder merges its game files
+    into a chunk under them."""
+
+    def once() -> tuple[list[Path], Any]:
+        from imago.nn.dataset import DatasetError
+        from imago.nn.rl_train import load_window
+
+        files = listing()
+        try:
+            return files, load_window(files) if files else None
+        except DatasetError:
+            if all(path.exists() for path in files):
+                raise
+            raise _Vanished(files) from None
+
+    return _listed_again(once)
 
 
 # -- evaluate --------------------------------------------------------------------------------------

@@ -29,14 +29,14 @@ from imago.core.color import Color
 from imago.core.move import Move
 from imago.rl.config import LoopConfig
 from imago.rl.folder import RunFolder, iter_round_files
-from imago.rl.stages import Report, _quiet
+from imago.rl.stages import Report, _quiet, load_listed
 
 
 def validate(
     folder: RunFolder, config: LoopConfig, generation: int, *, report: Report = _quiet
 ) -> dict[str, Any]:
     """Validate ``generation`` (once: a logged result is returned as it is)."""
-    from imago.nn.rl_train import evaluate_examples, load_window
+    from imago.nn.rl_train import evaluate_examples
 
     done = [row for row in folder.metrics("validate") if row.get("generation") == generation]
     if done:
@@ -45,10 +45,9 @@ def validate(
     model = folder.model_path(generation)
     row: dict[str, Any] = {}
     rounds = list(range(generation, max(-1, generation - config.window_rounds), -1))
-    holdout = list(iter_round_files(folder, rounds, holdout=True))
+    holdout, examples = load_listed(lambda: list(iter_round_files(folder, rounds, holdout=True)))
     if holdout:
-        measured = evaluate_examples(model, load_window(holdout))
-        row["holdout"] = measured
+        row["holdout"] = evaluate_examples(model, examples)
     report("validate", 1, 2, f"generation {generation}: records")
     if config.records:
         row["records"] = records_metrics(folder, config, model)

@@ -96,18 +96,22 @@ def sensible_moves(
 def pass_is_timely(s: np.ndarray, size: int, moves: int) -> bool:
     """Whether passing is worth considering at all in ``s``, whose tree has ``moves`` moves
     (pass included): in answer to a pass (it can end the game), when nothing else is
-    sensible, or when the board is settled (every empty point reaches one colour only). On
-    an open board a playout cannot tell a pass from a useful move in a won position."""
+    sensible, or when the board is settled (stones of both colours, and every empty point
+    reaches one colour only). On an open board a playout cannot tell a pass from a useful
+    move in a won position; a board with stones of one colour is open, not settled."""
     h = gf.header(size)
     if s[h + gf.F_PASSES] > 0 or moves <= 1:
         return True
     nn = size * size
     owner = np.empty(nn, dtype=np.int64)
     gf.area(s, size, owner)
-    for p in range(nn):  # noqa: SIM110 (a numba kernel: no generators)
-        if s[p] == 0 and owner[p] == 0:
+    black = white = False
+    for p in range(nn):
+        if s[p] == gf.EMPTY and owner[p] == 0:
             return False
-    return True
+        black |= s[p] == gf.BLACK
+        white |= s[p] == gf.WHITE
+    return black and white
 
 
 @numba.njit(cache=True, nogil=True)
