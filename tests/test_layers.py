@@ -1,6 +1,6 @@
 """The architecture, checked: imports between imago's packages flow one way.
 
-    core -> games -> records -> agents -> gtp -> nn, train -> arena, ui, bench -> cli
+    core -> games -> records -> agents -> gtp -> nn, train -> arena, ui -> bench, tune -> cli
 
 A module may import its own package and any package of a lower layer, never a higher one
 (plugin discovery by module name, as the agent and benchmark registries do, is not an import).
@@ -26,6 +26,7 @@ LAYERS = {
     "arena": 7,
     "ui": 7,
     "bench": 8,
+    "tune": 8,
     "cli": 9,
 }
 ROOT = Path(imago.__file__).parent

@@ -22,6 +22,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "imago.cli.records",
     "imago.cli.match",
     "imago.cli.train",
+    "imago.cli.tune",
     "imago.cli.nboard",
 )
 """Each module defines ``register(app: typer.Typer) -> None``; missing modules are skipped."""
