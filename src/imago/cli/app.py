@@ -22,6 +22,9 @@ COMMAND_MODULES: tuple[str, ...] = (
     "imago.cli.records",
     "imago.cli.match",
     "imago.cli.train",
+    "imago.cli.rl",
+    "imago.cli.serve",
+    "imago.cli.analyze",
     "imago.cli.tune",
     "imago.cli.nboard",
 )
