@@ -357,7 +357,8 @@ class _GoBackend:
         self.komi = float(rules.komi)
         self.suicide = bool(rules.suicide_allowed)
         self.mode = gf.ko_mode(rules)
-        self.history = np.asarray(state.superko_keys(), dtype=np.int64)  # type: ignore[attr-defined]
+        # a copy: the position hands out a read-only view, the kernel takes a writable array
+        self.history = np.array(state.superko_keys(), dtype=np.int64)  # type: ignore[attr-defined]
         self.s = gf.to_arrays(state)  # type: ignore[arg-type]
         sensible = getattr(state, "sensible_moves", None)
         moves = list(sensible()) if sensible else list(state.legal_moves())
