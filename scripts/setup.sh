@@ -19,7 +19,7 @@ fi
 
 [ -x .venv/bin/python ] || python3 -m venv .venv
 .venv/bin/python -m pip install -q --disable-pip-version-check torch==2.13.0
-.venv/bin/python -m pip install -q --disable-pip-version-check -e '.[dev,nn,bench,web]'
+.venv/bin/python -m pip install -q --disable-pip-version-check -e '.[dev,nn,bench,web,envs,ray]'
 
 if [ -f tests/js/package.json ] && command -v npm >/dev/null 2>&1; then
   (cd tests/js && npm install --silent --no-audit --no-fund >/dev/null)

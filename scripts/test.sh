@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Sets everything up, then runs the whole test suite: lint, types, and every test
 # (the real-engine and real-data tests included; they skip only where an engine or the
-# ../shared/data folder is missing). Extra arguments go to pytest.
+# ../shared/data folder is missing), on two worker processes (IMAGO_TEST_WORKERS to change;
+# 0 runs them in this process). Extra arguments go to pytest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -9,4 +10,4 @@ export PATH="$PWD/.venv/bin:$PATH:/usr/games"
 ruff check src tests
 ruff format --check src tests
 mypy
-pytest "$@"
+pytest -n "${IMAGO_TEST_WORKERS:-2}" "$@"

@@ -1,6 +1,6 @@
 """The architecture, checked: imports between imago's packages flow one way.
 
-    core -> games -> records -> agents -> gtp -> nn, train -> arena, ui -> rl, bench, tune -> cli
+    core -> cluster, games -> records -> agents -> gtp -> nn, train -> arena, ui -> envs -> rl, bench, tune -> cli
 
 A module may import its own package and any package of a lower layer, never a higher one
 (plugin discovery by module name, as the agent and benchmark registries do, is not an import).
@@ -17,6 +17,7 @@ import imago
 
 LAYERS = {
     "core": 0,
+    "cluster": 1,
     "games": 1,
     "records": 2,
     "agents": 3,
@@ -25,10 +26,11 @@ LAYERS = {
     "train": 6,
     "arena": 7,
     "ui": 7,
-    "rl": 8,
-    "bench": 8,
-    "tune": 8,
-    "cli": 9,
+    "envs": 8,
+    "rl": 9,
+    "bench": 9,
+    "tune": 9,
+    "cli": 10,
 }
 ROOT = Path(imago.__file__).parent
 MODULES = sorted(p for p in ROOT.rglob("*.py") if p.relative_to(ROOT).parts[0] in LAYERS)

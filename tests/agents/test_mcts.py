@@ -61,7 +61,7 @@ def test_othello_beats_random() -> None:
 def test_small_othello_boards(size: int) -> None:
     # 4x4 is a first-player loss and so small that random play often stumbles on the same
     # result: the search must only play it legally; on 6x6 it must win
-    black = make_agent("mcts", "othello", {}, seed=size)
+    black = make_agent("mcts", "othello", {"resign": "0"}, seed=size)
     white = make_agent("random", "othello", {}, seed=size + 1)
     wins = 0
     for game in range(4):
@@ -100,17 +100,22 @@ def test_plays_a_winning_move_of_ffo_1() -> None:
 
 
 def test_go_capture() -> None:
+    # The white group C4-D4-E4-D3 has one liberty, D2: taking it decides the game; any other
+    # move lets White extend to three liberties. (A lone stone in atari on an otherwise empty
+    # board is no test: Black wins with or without it.)
     position = GoPosition.from_diagram(
         """
-        . . . . .
-        . . X . .
-        . X O . .
-        . . X . .
-        . . . . .
+        . . . . . . .
+        . . . . . . .
+        . . X X X . .
+        . X O O O X .
+        . . X O X . .
+        . . . . . . .
+        . . . . . . .
         """
     )
     result = make_agent("mcts", "go", {}, seed=1).select_move(position, Limit(playouts=3000))
-    assert result.move == position.parse_move("D3")
+    assert result.move == position.parse_move("D2")
 
 
 def test_deterministic_for_a_seed() -> None:
@@ -252,6 +257,7 @@ def _kernel_choice(rule: object, stats: ChildStats, value: float | None, config:
             config.knobs(),
             np.empty(0),
             np.zeros(k),  # type: ignore[attr-defined]
+            False,
         )
     )
 
@@ -512,10 +518,22 @@ def test_a_failing_search_thread_stops_the_other() -> None:
     assert time.perf_counter() - started < 10
 
 
+def _settled(state: object) -> bool:
+    """Whether every empty point reaches one colour only."""
+    from imago.games.go import fastpath as gf
+
+    s = gf.to_arrays(state)  # type: ignore[arg-type]
+    size = state.size  # type: ignore[attr-defined]
+    owner = np.empty(size * size, dtype=np.int64)
+    gf.area(s, size, owner)
+    return not ((s[: size * size] == 0) & (owner == 0)).any()
+
+
 def test_mcts_passes_only_when_passing_is_right() -> None:
     # Found by a first-hour user: mcts:playouts=200 against random on 9x9 passed 30-60 times a
     # game on an open board (in a won position a playout cannot tell a pass from a move) and
-    # won by a few points. A pass now comes only in answer to a pass or with nothing to play.
+    # won by a few points. A pass now comes only in answer to a pass, with nothing else to
+    # play, or on a settled board.
     from imago.games.go import GoRules
 
     agent = make_agent("mcts", "go", {"resign": "0"}, seed=0)
@@ -527,7 +545,8 @@ def test_mcts_passes_only_when_passing_is_right() -> None:
         result = player.select_move(state, Limit(playouts=200))
         answering = state.last_move is not None and state.last_move.is_pass
         nothing_else = [m for m in state.sensible_moves() if m.is_play] == []  # type: ignore[attr-defined]
-        if player is agent and result.move.is_pass and not (answering or nothing_else):
+        timely = answering or nothing_else or _settled(state)
+        if player is agent and result.move.is_pass and not timely:
             early_passes += 1
         state = state.play(result.move)
     outcome = state.outcome()

@@ -139,7 +139,7 @@ def _priors(position: GoPosition) -> dict[str, float]:
     size = position.size
     s = gf.to_arrays(position)
     out = np.empty(size * size + 1, dtype=np.int64)
-    n = mk.sensible_moves(s, size, False, 0, np.empty(0, dtype=np.int64), out, True)
+    n = mk.sensible_moves(s, size, False, 0, np.empty(0, dtype=np.int64), out)
     ei = np.zeros((n, 2), dtype=np.int64)
     ei[:, 0] = out[:n]
     ef = np.zeros((n, 5))
@@ -207,23 +207,23 @@ def test_win_rate_perspective_and_komi(to_play: Color) -> None:
 
 @pytest.mark.parametrize("policy", ["random", "pattern"])
 def test_answers_an_atari_on_a_big_group(policy: str) -> None:
-    # The black group C5-C4-D4 has one liberty left, D3; extending there gives it two
-    # (E3, D2) and nothing can be captured instead. (Komi -10 keeps the game open for Black.)
+    # The black group C4-D4-E4-D3 has one liberty left, D2; extending there gives it three
+    # (C2, E2, D1) and leaves C3 and E3 weak, while any other move loses four stones.
     position = GoPosition.from_diagram(
         """
         . . . . . . .
-        . . O O . . .
-        . O X O O . .
-        . O X X O . .
-        . . O . . . .
+        . . . . . . .
+        . . O O O . .
+        . O X X X O .
+        . . O X O . .
         . . . . . . .
         . . . . . . .
         """,
-        rules=GoRules(komi=-10.0),
+        rules=GoRules(komi=0.5),
     )
     agent = make_agent("mcts", "go", {"playout_policy": policy, "resign": "0"}, seed=2)
     result = agent.select_move(position, Limit(playouts=3000))
-    assert result.move == position.parse_move("D3")
+    assert result.move == position.parse_move("D2")
 
 
 def test_go_tree_reused_after_the_opponents_reply() -> None:

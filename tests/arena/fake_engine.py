@@ -10,7 +10,8 @@ told to misbehave on its N-th ``genmove``:
     --garbage-at N   answer something that is not a move
     --ignore-quit    answer ``quit`` but keep running (until stdin closes)
     --ignore-term    ignore SIGTERM (so only SIGKILL stops it)
-    --score TEXT     what ``final_score`` answers (default: ``0``)
+    --score TEXT     what ``final_score`` answers (default: ``0``); given, ``list_commands``
+                     names ``final_score``
     --time-commands  list ``time_settings``, ``kgs-time_settings`` and ``time_left``
     --log PATH       append every command received to PATH
 """
@@ -32,7 +33,7 @@ def main() -> None:
     parser.add_argument("--ignore-quit", action="store_true")
     parser.add_argument("--ignore-term", action="store_true")
     parser.add_argument("--first-free", action="store_true")
-    parser.add_argument("--score", default="0")
+    parser.add_argument("--score", default=None)
     parser.add_argument("--time-commands", action="store_true")
     parser.add_argument("--log", default="")
     args = parser.parse_args()
@@ -60,6 +61,8 @@ def main() -> None:
             known = ["protocol_version", "name", "boardsize", "play", "genmove"]
             if args.time_commands:
                 known += ["time_settings", "kgs-time_settings", "time_left"]
+            if args.score is not None:
+                known.append("final_score")
             answer = "\n".join(known)
         elif command == "boardsize":
             size = int(rest[0])
@@ -92,7 +95,7 @@ def main() -> None:
                 if answer != "pass":
                     played.append(answer)
         elif command == "final_score":
-            answer = args.score
+            answer = "0" if args.score is None else args.score
         elif command == "quit":
             sys.stdout.write(f"={ident}\n\n")
             sys.stdout.flush()

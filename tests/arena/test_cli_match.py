@@ -113,3 +113,23 @@ def test_match_with_a_time_control(tmp_path: Path) -> None:
     assert code == 1 and "bad time control '5 minutes'" in output and "60+5" in output
     code, output = invoke(*args, "--time-control", "60", "--time-per-move", "1")
     assert code == 1 and "not both" in output
+
+
+def test_a_disputed_count_is_reported_and_counted(tmp_path: Path) -> None:
+    # The program passes at once and claims a White win; imago's count of the board the random
+    # player filled says Black: the game is disputed, imago's count stands, the summary says so.
+    liar = f'liar=gtp:command="{sys.executable} {FAKE} --score W+50"'
+    out = tmp_path / "m"
+    code, output = invoke(
+        "match", "--game", "go", "--size", "5", "--komi", "0.5", "--black", "random",
+        "--white", liar, "--games", "1", "--out", str(out),
+    )  # fmt: skip
+    assert code == 0, output
+    assert "0 of 1 counted games agree with the programs; 1 disputed" in output
+    assert "White's program counts W+50" in output or "program counts W+50" in output
+    (path,) = (out / "games").glob("*.json")
+    record = json.loads(path.read_text(encoding="utf-8"))
+    assert record["disputed"] is True and record["result"].startswith("B+")
+    assert record["engine_scores"] == {"W": "W+50"}
+    sgf_text = path.with_suffix(".sgf").read_text(encoding="utf-8")
+    assert "disputed" in sgf_text and "W+50" in sgf_text

@@ -108,3 +108,108 @@ def test_positions_with_history_come_in_whole() -> None:
     assert batch.done[0] and not batch.legal_mask()[0].any()
     batch.reset()
     assert batch.moves[0] == 0 and not batch.done[0]
+
+
+def _play_out(batch: GoBatch | OthelloBatch, rng: np.random.Generator, steps: int) -> None:
+    for _ in range(steps):
+        mask = batch.legal_mask()
+        live = ~batch.done
+        actions = np.array([rng.choice(np.flatnonzero(m)) if m.any() else 0 for m in mask])
+        batch.step(actions, live)
+
+
+@pytest.mark.parametrize("game", ["go", "othello"])
+def test_reset_games_equal_a_fresh_batch(game: str) -> None:
+    # The reset kernel puts every array of a game back as a new batch has it.
+    def new() -> GoBatch | OthelloBatch:
+        return GoBatch(6, 5, history=3) if game == "go" else OthelloBatch(6, 6, history=3)
+
+    batch, fresh = new(), new()
+    _play_out(batch, np.random.default_rng(3), 30)
+    batch.reset([1, 4])
+    arrays = ("fulls",) if game == "go" else ("black", "white", "colors")
+    for i in (1, 4):
+        for name in (*arrays, "boards", "moves", "done"):
+            assert (getattr(batch, name)[i] == getattr(fresh, name)[i]).all(), name
+        assert (batch.legal_mask()[i] == fresh.legal_mask()[i]).all()
+    assert batch.moves[0] == 30  # the others are untouched
+    with pytest.raises(IndexError):
+        batch.reset([6])
+
+
+def test_over_tells_the_rules_end_from_the_move_cap() -> None:
+    go = GoBatch(2, 5, max_moves=3)
+    go.step(np.array([25, 0]))  # game 0 passes, game 1 plays
+    go.step(np.array([25, 1]))  # game 0: two passes, over by the rules
+    assert go.done[0] and go.over()[0]
+    go.step(np.array([0, 2]), ~go.done)  # game 1: third move, stopped by the cap
+    assert go.done[1] and not go.over()[1]
+    othello = OthelloBatch(1, 6, max_moves=2)
+    othello.step(othello.legal_mask().argmax(axis=1))
+    assert not othello.done[0]
+    othello.step(othello.legal_mask().argmax(axis=1))
+    assert othello.done[0] and not othello.over()[0] and not othello.legal_mask()[0].any()
+
+
+@pytest.mark.parametrize("rules", ["chinese", "japanese"])
+def test_go_games_come_out_as_positions_scored_by_their_rules(rules: str) -> None:
+    preset = GoRules.preset(rules)
+    rng = np.random.default_rng(11)
+    states = [make("go", size=5, rules=preset) for _ in range(8)]
+    batch = GoBatch(8, 5, preset, max_moves=200)
+    while not batch.done.all():
+        mask = batch.legal_mask()
+        actions = np.zeros(8, dtype=np.int64)
+        for i, state in enumerate(states):
+            if not batch.done[i]:
+                actions[i] = rng.choice(np.flatnonzero(mask[i]))
+                states[i] = state.play_action(int(actions[i]))
+        batch.step(actions, ~batch.done)
+    scores = batch.scores(np.arange(8), scoring=preset.scoring)
+    for i, state in enumerate(states):
+        position = batch.position(i)
+        assert (position.board() == state.board()).all()
+        assert position.move_number == state.move_number
+        assert position.captures(state.to_play) == state.captures(state.to_play)
+        outcome = state.outcome()
+        assert outcome is not None and outcome.black_score is not None
+        assert outcome.white_score is not None
+        assert scores[i] == pytest.approx(outcome.black_score - outcome.white_score)
+    assert (batch.scores([5, 2]) == batch.scores()[[5, 2]]).all()
+
+
+def test_a_position_from_the_batch_keeps_the_superko_history() -> None:
+    # Random 4x4 games reach positions where positional superko forbids moves that simple ko
+    # allows; the position taken out of the batch forbids exactly what the public API does.
+    from imago.games.go import fastpath
+
+    rules = GoRules.preset("chinese")
+    rng = np.random.default_rng(5)
+    no_keys = np.zeros(0, dtype=np.int64)
+    buffer = np.zeros(17, dtype=np.int64)
+    superko_mattered = 0
+    for _ in range(30):
+        batch = GoBatch(1, 4, rules, max_moves=200)
+        state = make("go", size=4, rules=rules)
+        while not batch.done[0]:
+            action = int(rng.choice(np.flatnonzero(batch.legal_mask()[0])))
+            batch.step(np.array([action]))
+            state = state.play_action(action)
+            position = batch.position(0)
+            assert (position.legal_mask() == state.legal_mask()).all()
+            simple = fastpath.legal_actions(
+                position.arrays(), 4, int(state.to_play), False, fastpath.KO_SIMPLE, no_keys, buffer
+            )
+            superko_mattered += simple != len(state.legal_moves()) and not state.is_over()
+    assert superko_mattered > 0
+
+
+def test_othello_states_come_out_of_the_batch() -> None:
+    batch = OthelloBatch(3, 6)
+    _play_out(batch, np.random.default_rng(2), 9)
+    for i in range(3):
+        state = batch.state(i)
+        assert (state.board() == batch.board(i)).all()
+        assert int(state.to_play) == batch.to_play()[i]
+        assert (state.legal_mask() == batch.legal_mask()[i]).all()
+        assert state.move_number == batch.moves[i]

@@ -221,6 +221,27 @@ def test_final_status_list_after_a_capture_race(go: GtpServer):
     assert ask(go, "final_score") == "B+25"
 
 
+def test_final_status_lists_and_score_come_from_the_count(go: GtpServer):
+    # a seki without eyes on the left edge (A2-A8 against B1-B9, sharing A9 and A1), the rest
+    # split between White (C, F) and Black (G); no dead stones
+    ask(go, "komi 6.5")
+    ask(go, "kgs-rules chinese")
+    columns = {"B": "b", "C": "w", "F": "w", "G": "b"}
+    for column, colour in columns.items():
+        for row in range(1, 10):
+            ask(go, f"play {colour} {column}{row}")
+    for row in range(2, 9):
+        ask(go, f"play w A{row}")
+    seki = {f"A{row}" for row in range(2, 9)} | {f"B{row}" for row in range(1, 10)}
+    assert set(ask(go, "final_status_list seki").split()) == seki
+    assert ask(go, "final_status_list dead") == ""
+    assert len(ask(go, "final_status_list alive").split()) == 27
+    assert ask(go, "final_score") == "W+13.5"  # A9 and A1 are dame
+    ask(go, "kgs-rules japanese")
+    ask(go, "komi 6.5")
+    assert ask(go, "final_score") == "W+6.5"  # seki points are no territory
+
+
 def test_genmove_plays_and_resign_is_not_played(go: GtpServer):
     move = ask(go, "genmove black")
     assert ask(go, "list_stones black") == move

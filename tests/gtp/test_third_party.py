@@ -7,10 +7,11 @@ What agreement is expected, and why: both count Chinese area scoring with komi 7
 ``--rules chinese``; GNU Go ``--chinese-rules``), the game ends by two passes, and the random
 agent passes only when every move left to it would fill its own true eye, so nothing is left
 undecided: each string still on the board is either clearly alive or (a random stone left inside
-GNU Go's area) clearly dead. Then GNU Go's dead-stone judgement and imago's random-playout
-estimate name the same dead stones, and area counting with the same dead stones is exact, so the
-two results must be the same string of points, not just the same winner. The test also counts
-GNU Go's own dead stones with imago's scoring, which checks the counting alone.
+GNU Go's area) clearly dead. Then GNU Go's dead-stone judgement and imago's count
+(:func:`imago.games.go.count`) name the same dead stones, and area counting with the same dead
+stones is exact, so the two results must be the same string of points, not just the same
+winner. The test also counts GNU Go's own dead stones with imago's scoring, which checks the
+counting alone.
 
 GRhino: a full Othello game against ``gtp-rhino`` with Othello vertices (row 1 at the top).
 GRhino rejects ``play <colour> pass`` and passes by itself: a colour with no move is skipped,

@@ -56,6 +56,16 @@ def test_budgets():
     assert POLICY.budget(japanese, Clock(10, 3), 40) == pytest.approx(10 * 0.95 - 0.3)
 
 
+def test_sudden_death_never_runs_out_however_long_the_game():
+    # Found under load: with a fixed 0.05 s floor, the last 0.35 s of a 3 s clock went in seven
+    # moves and a long game lost on time. Spending exactly each budget must never reach zero.
+    absolute = TimeSettings(TimeSystem.ABSOLUTE, 3)
+    remaining = 3.0
+    for _ in range(300):
+        remaining -= POLICY.budget(absolute, Clock(remaining), 10)  # type: ignore[operator]
+        assert remaining > 0
+
+
 def test_clock_bookkeeping():
     canadian = TimeSettings(TimeSystem.CANADIAN, 10, 30, 2)
     clock = Clock.start(canadian).after(canadian, 4)

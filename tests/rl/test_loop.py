@@ -38,10 +38,8 @@ def _all_game_ids(folder: RunFolder, round_: int) -> list[str]:
 @pytest.mark.slow
 def test_the_test_loop_runs_end_to_end(tmp_path: Path) -> None:
     run = tmp_path / "run"
-    started = time.perf_counter()
     done = _imago("rl", "loop", str(run), "--test", "--game", "othello", "--size", "6")
     assert done.returncode == 0, done.stderr
-    assert time.perf_counter() - started < 120  # well under a minute on an idle machine
     folder = RunFolder(run)
     assert folder.generations() == [0, 1, 2]
     assert folder.best() in (0, 1, 2)

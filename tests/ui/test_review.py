@@ -63,6 +63,16 @@ def test_a_finished_game_is_worth_its_result():
     value = reviewing.evaluate(Scripted({}), finished.end().state, Limit(time=1))
     assert value.final and value.unit == reviewing.WINRATE
     assert value.for_color(Color.BLACK) == 1.0  # 25 to 0.5
+    # counted as a referee counts (GTP's final_score): the white stone on A3 is dead, so Black
+    # wins by 4.5 where Tromp-Taylor (every stone alive) gives White 1.5
+    dead_inside = sgf.read_game(
+        "(;GM[1]SZ[5]KM[0.5]RU[Chinese]AB[ba][bb][bc][bd][be][ca][cb][cc][cd][ce]"
+        "AW[da][db][dc][dd][de][ac];B[];W[])"
+    )
+    end = dead_inside.end().state
+    outcome = end.outcome()
+    assert outcome is not None and outcome.result() == "W+1.5"
+    assert reviewing._final(end).for_color(Color.BLACK) == 1.0
 
 
 def test_analyze_writes_an_annotated_sgf_read_back_by_the_records(tmp_path: Path):

@@ -191,5 +191,5 @@ def move_budget(
     assert budget is not None  # a time system is set, so there is a budget
     if control.kind is ClockKind.FISCHER:
         ceiling = clock.remaining * (1.0 - policy.reserve) - policy.lag
-        budget = max(policy.min_time, min(budget + 0.8 * control.extra, ceiling))
+        budget = max(policy.floor(clock.remaining), min(budget + 0.8 * control.extra, ceiling))
     return budget

@@ -124,7 +124,11 @@ class GameResult:
     engine_scores: dict[str, str] = field(default_factory=dict)
     """``final_score`` of each GTP player (by colour letter), for finished Go games."""
     disagreement: str = ""
-    """Set when a program's count differs from imago's."""
+    """Set when a program's count differs from imago's (both counts, and what imago could not
+    decide)."""
+    disputed: bool = False
+    """The winner is in doubt: a program's count names another winner than imago's, or the
+    winner of imago's count depends on stones it could not decide. imago's count stands."""
 
 
 def play_game(
@@ -232,12 +236,13 @@ def _forfeit(
 
 
 def score_position(settings: GameSettings, state: GameState) -> Outcome:
-    """imago's count: Go by the rules' scoring with dead stones estimated; Othello by discs."""
+    """imago's count: Go by :func:`imago.games.go.count` (dead stones and seki judged, the
+    rules' scoring); Othello by discs."""
     if state.game == "go":
-        from imago.games.go import GoPosition, auto_score
+        from imago.games.go import GoPosition, count
 
         assert isinstance(state, GoPosition)
-        return auto_score(state)
+        return count(state).outcome
     outcome = state.outcome()
     if outcome is not None:
         return outcome
@@ -261,22 +266,32 @@ def _count(
     played: list[PlayedMove],
     players: dict[Color, Agent],
 ) -> GameResult:
-    outcome = score_position(settings, state)
+    if state.game != "go":
+        outcome = score_position(settings, state)
+        return GameResult(outcome.winner, outcome.result(), EndReason.SCORE, tuple(played), state)
+    from imago.games.go import GoPosition, count
+
+    assert isinstance(state, GoPosition)
+    judged = count(state)
+    outcome = judged.outcome
     scores: dict[str, str] = {}
-    disagreements = []
-    if state.game == "go":
-        for color, agent in players.items():
-            if not isinstance(agent, GtpAgent):
-                continue
-            engine_score = agent.final_score(state)
-            if engine_score is None:
-                continue
-            scores[color.letter] = engine_score.result()
-            if engine_score.result() != outcome.result():
-                disagreements.append(f"{color}'s program counts {engine_score.result()}")
+    notes = []
+    disputed = not judged.decided
+    if disputed:
+        notes.append(f"imago cannot decide {len(judged.unsettled)} stones, which decide the winner")
+    for color, agent in players.items():
+        if not isinstance(agent, GtpAgent):
+            continue
+        engine_score = agent.final_score(state)
+        if engine_score is None:
+            continue
+        scores[color.letter] = engine_score.result()
+        if engine_score.result() != outcome.result():
+            notes.append(f"{color}'s program counts {engine_score.result()}")
+            disputed |= engine_score.winner is not outcome.winner
     disagreement = ""
-    if disagreements:
-        disagreement = f"imago counts {outcome.result()}; " + "; ".join(disagreements)
+    if notes:
+        disagreement = f"imago counts {outcome.result()}; " + "; ".join(notes)
     return GameResult(
         outcome.winner,
         outcome.result(),
@@ -285,4 +300,5 @@ def _count(
         state,
         engine_scores=scores,
         disagreement=disagreement,
+        disputed=disputed,
     )

@@ -13,17 +13,15 @@ agents per game also means a GTP program that crashed or hung is restarted for t
 
 from __future__ import annotations
 
-import concurrent.futures
-import concurrent.futures.process
 import dataclasses
 import json
-import multiprocessing
 import os
 import tempfile
+import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -33,6 +31,9 @@ from imago.arena._sgf import game_to_sgf
 from imago.arena.game import GameResult, GameSettings, play_game
 from imago.core.color import Color
 from imago.core.move import Move
+
+if TYPE_CHECKING:
+    from imago.cluster import Executor, Tally
 
 FORMAT_VERSION = 1
 
@@ -131,6 +132,8 @@ class GameRecord:
     engine_scores: dict[str, str] = field(default_factory=dict)
     disagreement: str = ""
     opening_plies: int = 0
+    disputed: bool = False
+    """The winner is in doubt (see :attr:`imago.arena.game.GameResult.disputed`)."""
 
     @property
     def winner_label(self) -> str | None:
@@ -180,6 +183,7 @@ def game_record(pairing: Pairing, result: GameResult) -> GameRecord:
         engine_scores=dict(result.engine_scores),
         disagreement=result.disagreement,
         opening_plies=opening,
+        disputed=result.disputed,
     )
 
 
@@ -354,6 +358,15 @@ def play_pairing(
     settings: MatchSettings, pairing: Pairing, folder: Path | None = None
 ) -> GameRecord:
     """Play one scheduled game (making and closing both agents) and save it in ``folder``."""
+    record, sgf = played_game(pairing, settings)
+    if folder is not None:
+        MatchFolder(folder).save(record, sgf)
+    return record
+
+
+def played_game(pairing: Pairing, settings: MatchSettings) -> tuple[GameRecord, str]:
+    """Play one scheduled game (making and closing both agents, on whichever node runs it);
+    its record and its SGF, for the driver to save."""
     game = settings.game.game
     agents: list[Agent] = []
     try:
@@ -365,15 +378,15 @@ def play_pairing(
         for agent in agents:
             agent.close()
     record = game_record(pairing, result)
-    if folder is not None:
-        MatchFolder(folder).save(record, _sgf(settings, pairing, result, record))
-    return record
+    return record, _sgf(settings, pairing, result, record)
 
 
 def _sgf(settings: MatchSettings, pairing: Pairing, result: GameResult, record: GameRecord) -> str:
     notes = [f"end: {record.reason}"]
     if record.detail:
         notes.append(record.detail)
+    if record.disputed:
+        notes.append("disputed")
     if record.disagreement:
         notes.append(record.disagreement)
     root = {
@@ -410,18 +423,28 @@ def run_games(
     jobs: int = 1,
     on_result: ResultCallback | None = None,
     kind: str = "match",
+    executor: Executor | None = None,
+    tally: Tally | None = None,
+    on_lost: LostCallback | None = None,
 ) -> list[GameRecord]:
     """Play the games of ``schedule`` that ``folder`` does not hold yet; all records, in order.
 
-    ``jobs > 1`` plays that many games at once, each in its own process. ``folder`` is created
-    (or checked to hold the same match: ``ValueError`` otherwise) before any game is played.
+    The games run on ``executor`` (:mod:`imago.cluster`: local processes or a Ray cluster),
+    by default on ``jobs`` local processes (in this process for ``jobs=1``); this process
+    saves each game in ``folder`` as it finishes, whichever node played it. ``folder`` is
+    created (or checked to hold the same match: ``ValueError`` otherwise) before any game is
+    played. A game lost with its worker (a killed process, a lost node) is played again
+    (``on_lost`` is told); ``tally`` counts the games by node.
     """
+    from imago.cluster import Execution, map_unordered, open_executor
+
     schedule = list(schedule)
     done: dict[int, GameRecord] = {}
-    if folder is not None:
+    store = MatchFolder(folder) if folder is not None else None
+    if store is not None:
         players = {p.label: p for pairing in schedule for p in (pairing.black, pairing.white)}
-        MatchFolder(folder).open(settings, list(players.values()), kind)
-        done = MatchFolder(folder).records()
+        store.open(settings, list(players.values()), kind)
+        done = store.records()
     planned = {p.index: p for p in schedule}
     for index, record in done.items():
         pairing = planned.get(index)
@@ -435,29 +458,64 @@ def run_games(
             )
     todo = [p for p in schedule if p.index not in done]
     records = {i: r for i, r in done.items() if i in planned}
-    if jobs <= 1:
-        for pairing in todo:
-            record = play_pairing(settings, pairing, folder)
+    owned = executor is None
+    runner = open_executor(Execution(workers=max(1, jobs))) if executor is None else executor
+    halt = threading.Event()
+
+    def lost(pairing: Pairing, error: Exception, attempt: int) -> None:
+        if on_lost is not None:
+            on_lost(pairing, error, attempt)
+
+    try:
+        games = map_unordered(
+            runner, played_game, todo, settings, halt=halt, tally=tally, on_lost=lost
+        )
+        for _pairing, (record, sgf), _node in games:
+            if store is not None:
+                store.save(record, sgf)
+            if halt.is_set():
+                continue  # a game under way when the run was stopped: saved, not counted
             records[record.index] = record
             if on_result is not None and on_result(record):
-                break
-        return [records[i] for i in sorted(records)]
-    context = multiprocessing.get_context("spawn")
-    with concurrent.futures.ProcessPoolExecutor(jobs, mp_context=context) as pool:
-        futures = [pool.submit(play_pairing, settings, p, folder) for p in todo]
-        try:
-            for future in concurrent.futures.as_completed(futures):
-                try:
-                    record = future.result()
-                except concurrent.futures.process.BrokenProcessPool:
-                    raise RuntimeError(
-                        "a game's process died (a crash inside an imago agent); the games "
-                        "finished so far are kept"
-                    ) from None
-                records[record.index] = record
-                if on_result is not None and on_result(record):
-                    break
-        finally:
-            for future in futures:
-                future.cancel()
+                halt.set()
+    finally:
+        if owned:
+            runner.close()
     return [records[i] for i in sorted(records)]
+
+
+LostCallback = Callable[[Pairing, Exception, int], None]
+"""``(pairing, error, attempt)``: a game was lost with its worker and is played again."""
+
+
+def _can_play(players: Sequence[Player], game: str) -> dict[str, str]:
+    """On the node that runs it: the players whose agent cannot be made or started here, and
+    why."""
+    from imago.arena.external import GtpAgent
+
+    problems = {}
+    for player in players:
+        try:
+            agent = player.make(game, seed=0)
+            try:
+                if isinstance(agent, GtpAgent):
+                    agent.start()
+            finally:
+                agent.close()
+        except Exception as error:
+            problems[player.label] = f"{type(error).__name__}: {error}"
+    return problems
+
+
+def check_nodes(executor: Executor, players: Sequence[Player], game: str) -> None:
+    """Raise :class:`~imago.cluster.ClusterError` naming each node that cannot make or start
+    one of the players (an external program missing there, say), before any game."""
+    from imago.cluster import ClusterError
+
+    lines = [
+        f"node {node} cannot run {label!r}: {why}"
+        for node, problems in executor.on_each_node(_can_play, list(players), game).items()
+        for label, why in problems.items()
+    ]
+    if lines:
+        raise ClusterError("; ".join(lines))

@@ -21,12 +21,15 @@ from pathlib import Path
 BENCH_MODULES: tuple[str, ...] = (
     "imago.bench.startup",
     "imago.bench.go",
+    "imago.bench.scoring",
     "imago.bench.othello",
     "imago.bench.records",
     "imago.bench.search",
     "imago.bench.nn",
     "imago.bench.rl",
     "imago.bench.web",
+    "imago.bench.envs",
+    "imago.bench.cluster",
 )
 
 

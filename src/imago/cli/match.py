@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from imago.cli._common import console, err_console, fail
+from imago.cli._common import RAY_HELP, console, err_console, fail, open_executor
 
 if TYPE_CHECKING:
     from imago.arena.game import GameSettings
@@ -37,7 +37,14 @@ TIME_CONTROL = typer.Option(
 OUT = typer.Option(
     None, "--out", "--sgf-dir", help="Folder for the games (SGF + JSON); resumes if it exists."
 )
-JOBS = typer.Option(1, "--jobs", "-j", help="Games played at once, each in its own process.")
+JOBS = typer.Option(
+    1,
+    "--jobs",
+    "-j",
+    help="Games played at once, each in its own process (with --ray: default one per CPU of "
+    "the cluster).",
+)
+RAY = typer.Option(None, "--ray", help=RAY_HELP)
 SEED = typer.Option(0, "--seed", help="Seed of every agent's and opening's randomness.")
 MAX_MOVES = typer.Option(
     None, "--max-moves", help="Adjudicate by counting after this many moves (Go: 3*size^2)."
@@ -128,8 +135,10 @@ def _progress_run(
     describe: Callable[[list[GameRecord]], str],
     stop: Callable[[list[GameRecord]], bool] | None = None,
     kind: str = "match",
+    ray: str | None = None,
 ) -> list[GameRecord]:
-    """Run the games with a progress bar whose text ``describe(records)`` keeps up to date."""
+    """Run the games with a progress bar whose text ``describe(records)`` keeps up to date
+    (with the games per second and per node when they run on a cluster)."""
     from rich.progress import (
         BarColumn,
         MofNCompleteColumn,
@@ -139,7 +148,8 @@ def _progress_run(
         TimeRemainingColumn,
     )
 
-    from imago.arena.match import MatchFolder, run_games
+    from imago.arena.match import MatchFolder, check_nodes, run_games
+    from imago.cluster import ClusterError, Tally
 
     done = list(MatchFolder(out).records().values()) if out is not None else []
     planned = {p.index for p in schedule}
@@ -151,26 +161,55 @@ def _progress_run(
         TimeElapsedColumn(),
         TimeRemainingColumn(),
     )
-    with Progress(*columns, console=console, transient=False) as progress:
-        task = progress.add_task(describe(finished), total=len(schedule), completed=len(finished))
+    workers = jobs if ray is None else (jobs if jobs > 1 else 0)
+    executor = open_executor(ray, workers)
+    tally = Tally()
 
-        def on_result(record: GameRecord) -> bool:
-            finished.append(record)
-            progress.update(task, advance=1, description=describe(finished))
-            if record.disagreement:
-                progress.console.print(f"[yellow]game {record.index + 1}:[/] {record.disagreement}")
-            return bool(stop is not None and stop(finished))
+    def text() -> str:
+        line = describe(finished)
+        return line if ray is None else f"{line} [dim]({tally.describe()})[/]"
 
-        try:
+    try:
+        if ray is not None:
+            players = {p.label: p for g in schedule for p in (g.black, g.white)}
+            check_nodes(executor, list(players.values()), settings.game.game)
+            console.print(f"playing on {executor.describe()}")
+        with Progress(*columns, console=console, transient=False) as progress:
+            task = progress.add_task(text(), total=len(schedule), completed=len(finished))
+
+            def on_result(record: GameRecord) -> bool:
+                finished.append(record)
+                progress.update(task, advance=1, description=text())
+                if record.disagreement:
+                    progress.console.print(
+                        f"[yellow]game {record.index + 1}:[/] {record.disagreement}"
+                    )
+                return bool(stop is not None and stop(finished))
+
+            def on_lost(pairing: Pairing, error: Exception, attempt: int) -> None:
+                progress.console.print(
+                    f"[yellow]game {pairing.index + 1} lost with its worker ({error}); "
+                    f"playing it again (attempt {attempt + 1})[/]"
+                )
+
             return run_games(
-                settings, schedule, folder=out, jobs=jobs, on_result=on_result, kind=kind
+                settings,
+                schedule,
+                folder=out,
+                on_result=on_result,
+                kind=kind,
+                executor=executor,
+                tally=tally,
+                on_lost=on_lost,
             )
-        except (ValueError, RuntimeError) as error:
-            raise fail(str(error)) from None
-        except KeyboardInterrupt:
-            where = f"; run the same command to resume from {out}" if out is not None else ""
-            err_console.print(f"interrupted after {len(finished)} games{where}")
-            raise typer.Exit(130) from None
+    except (ValueError, RuntimeError, ClusterError) as error:
+        raise fail(str(error)) from None
+    except KeyboardInterrupt:
+        where = f"; run the same command to resume from {out}" if out is not None else ""
+        err_console.print(f"interrupted after {len(finished)} games{where}")
+        raise typer.Exit(130) from None
+    finally:
+        executor.close()
 
 
 # -- imago match ---------------------------------------------------------------------------------
@@ -191,6 +230,7 @@ def match(
     time_control: str = TIME_CONTROL,
     out: Path = OUT,
     jobs: int = JOBS,
+    ray: str = RAY,
     seed: int = SEED,
     max_moves: int = MAX_MOVES,
     opening_plies: int = OPENING_PLIES,
@@ -236,7 +276,7 @@ def match(
             test is not None and test.decide(*_tally(records, a.label)) is not SprtDecision.CONTINUE
         )
 
-    records = _progress_run(settings, schedule, out, jobs, describe, stop)
+    records = _progress_run(settings, schedule, out, jobs, describe, stop, ray=ray)
     _print_match(records, a, b, settings.game, confidence)
     if test is not None:
         tally = _tally(records, a.label)
@@ -301,10 +341,12 @@ def _print_match(
     console.print(f"{a.label} scores {interval.describe()}")
     disagreements = [r for r in records if r.disagreement]
     counted = [r for r in records if r.engine_scores]
-    if counted:
+    agree = [r for r in counted if all(s == r.result for s in r.engine_scores.values())]
+    disputed = sum(r.disputed for r in records)
+    if counted or disputed:
         console.print(
-            f"final_score cross-check: {len(counted) - len(disagreements)} of {len(counted)} "
-            "counted games agree with the programs"
+            f"final_score cross-check: {len(agree)} of {len(counted)} counted games agree with "
+            f"the programs; {disputed} disputed (winner in doubt; imago's count stands)"
         )
     for record in disagreements[:10]:
         console.print(f"  game {record.index + 1}: {record.disagreement}")
@@ -356,6 +398,7 @@ def tournament(
     time_control: str = TIME_CONTROL,
     out: Path = OUT,
     jobs: int = JOBS,
+    ray: str = RAY,
     seed: int = SEED,
     max_moves: int = MAX_MOVES,
     opening_plies: int = OPENING_PLIES,
@@ -395,7 +438,7 @@ def tournament(
     def describe(records: list[GameRecord]) -> str:
         return f"{len(records)} games"
 
-    records = _progress_run(settings, schedule, out, jobs, describe, kind="tournament")
+    records = _progress_run(settings, schedule, out, jobs, describe, kind="tournament", ray=ray)
     labels = [p.label for p in players]
     _print_tournament(records, labels)
     _print_ratings(records, labels, anchor, prior, plot, [p.spec for p in players])

@@ -23,7 +23,7 @@ from typing import Any
 
 import typer
 
-from imago.cli._common import console, fail
+from imago.cli._common import RAY_HELP, console, fail, open_executor
 
 rl_app = typer.Typer(
     help="Learning by self-play: bootstrap, self-play, train, validate, evaluate, repeat.",
@@ -31,6 +31,16 @@ rl_app = typer.Typer(
 )
 
 RUN = typer.Argument(..., help="The run folder.")
+WORKERS = typer.Option(
+    1,
+    "--workers",
+    help="Self-play workers, one CPU each: local processes, or Ray actors with --ray (0: one "
+    "per CPU; with --ray the default is one per CPU of the cluster).",
+)
+RAY = typer.Option(None, "--ray", help=RAY_HELP)
+RANKS = typer.Option(
+    1, "--ddp", help="Train data-parallel (PyTorch DDP) on this many processes (or GPUs)."
+)
 
 
 # -- progress and interruption ---------------------------------------------------------------------
@@ -99,6 +109,33 @@ def _folder(run: Path) -> Any:
         return folder, load_config(folder)
     except ValueError as error:
         raise fail(str(error)) from None
+
+
+@contextlib.contextmanager
+def _pool(
+    folder: Any, config: Any, workers: int, ray: str | None, name: str | None = None
+) -> Iterator[Any]:
+    """Self-play workers on local processes or Ray (``None``: self-play in this process, as
+    without these options)."""
+    if ray is None and workers == 1:
+        yield None
+        return
+    from imago.cluster import cpu_count
+    from imago.rl.workers import SelfPlayPool
+
+    executor = open_executor(ray, workers if ray is None else 0)
+    try:
+        count = workers or (cpu_count() if ray is None else executor.slots)
+        if ray is not None and workers == 1:
+            count = executor.slots
+        console.print(f"self-play: {count} workers on {executor.describe()}")
+        pool = SelfPlayPool(executor, folder, config, count, name=name)
+        try:
+            yield pool
+        finally:
+            pool.close()
+    finally:
+        executor.close()
 
 
 def _errors() -> contextlib.AbstractContextManager[None]:
@@ -224,6 +261,9 @@ def loop(
     selfplay: bool = typer.Option(
         True, help="Play the self-play games too (--no-selfplay: workers elsewhere do)."
     ),
+    workers: int = WORKERS,
+    ray: str = RAY,
+    ranks: int = RANKS,
 ) -> None:
     """Run the loop: bootstrap, then rounds of self-play, training, validation, gating (and
     reference matches), until stopped. A new folder is created with ``--test`` settings or
@@ -245,10 +285,16 @@ def loop(
             rounds = 2
     folder, config = _folder(run)
     started = time.time()
-    with _interruptible() as stop, _progress() as report, _errors():
+    with (
+        _errors(),
+        _pool(folder, config, workers if selfplay else 1, ray if selfplay else None) as pool,
+        _interruptible() as stop,
+        _progress() as report,
+    ):
         latest = run_loop(
-            folder, config, rounds=rounds, hours=hours, stop=stop, report=report, selfplay=selfplay
-        )
+            folder, config, rounds=rounds, hours=hours, stop=stop, report=report,
+            selfplay=selfplay, pool=pool, ranks=ranks,
+        )  # fmt: skip
     best = folder.best()
     console.print(
         f"generation {latest} (best {best}) after {time.time() - started:.0f} s; "
@@ -275,15 +321,24 @@ def selfplay(
         False, help="A worker: play until stopped, always with the newest promoted network."
     ),
     worker: str = typer.Option(None, help="This worker's name in file names (default: unique)."),
+    workers: int = WORKERS,
+    ray: str = RAY,
 ) -> None:
-    """Play self-play games into the newest round with the promoted network."""
+    """Play self-play games into the newest round with the promoted network (on several
+    workers, local or on a Ray cluster, this process writing their games)."""
     from imago.rl.stages import self_play
 
     folder, config = _folder(run)
-    with _interruptible() as stop, _progress() as report, _errors():
+    with (
+        _errors(),
+        _pool(folder, config, workers, ray, worker) as pool,
+        _interruptible() as stop,
+        _progress() as report,
+    ):
         stats = self_play(
-            folder, config, games=games, follow=follow, stop=stop, report=report, worker=worker
-        )
+            folder, config, games=games, follow=follow, stop=stop, report=report, worker=worker,
+            pool=pool,
+        )  # fmt: skip
     data = stats.to_json()
     console.print(
         f"{data['games']} games, {data['moves']} moves, {data['examples']} examples, "
@@ -309,13 +364,13 @@ def gather(run: Path = RUN) -> None:
 
 
 @rl_app.command("train")
-def train(run: Path = RUN) -> None:
+def train(run: Path = RUN, ranks: int = RANKS) -> None:
     """Train the newest generation on its window into the next generation."""
     from imago.rl.stages import train as make
 
     folder, config = _folder(run)
     with _interruptible() as stop, _progress() as report, _errors():
-        new = make(folder, config, stop=stop, report=report)
+        new = make(folder, config, stop=stop, report=report, ranks=ranks)
     console.print(
         "stopped; the trainer's checkpoint keeps the progress"
         if new is None

@@ -278,7 +278,7 @@ class GameEngine:
         """``alive``, ``dead`` or ``seki`` points (the GTP ``final_status_list`` statuses)."""
         board = self.state.board()
         dead = self.dead_stones()
-        seki = go_support.seki_stones(self.state, dead) if self.game == "go" else frozenset()
+        seki = go_support.seki_stones(self.state) if self.game == "go" else frozenset()
         stones = [Point(int(r), int(c)) for r, c in zip(*np.nonzero(board), strict=True)]
         if status == "dead":
             return sorted(dead)
@@ -289,13 +289,14 @@ class GameEngine:
         raise ValueError(f"unknown status {status!r}")
 
     def final_score(self) -> Outcome:
-        """The score of the current position under the rules (Go: dead stones estimated)."""
+        """The score of the current position under the rules (Go: imago's count, dead stones
+        judged by :func:`imago.games.go.count`)."""
         state = self.state
         outcome = state.outcome() if state.is_over() else None
         if outcome is not None and outcome.by_resignation:
             return outcome
         if self.game == "go":
-            return go_support.score(state, self.dead_stones())
+            return go_support.score(state, len(self.handicap_stones()))
         if outcome is not None:
             return outcome
         board = state.board()

@@ -1,5 +1,6 @@
 """What the engine core needs from the Go rules beyond the game protocol: rule presets with
-GTP's names and defaults, handicap placement, captures, dead stones and scoring.
+GTP's names and defaults, handicap placement, captures, dead stones and scoring (the referee's
+count, :func:`imago.games.go.count`).
 
 Default rules are those of computer-Go servers (:func:`rules_for` with ``"computer"``): area
 scoring, positional superko, suicide forbidden, komi 7 on 9x9 and 7.5 on other boards unless
@@ -15,8 +16,8 @@ from imago.games.go.handicap import fixed_handicap_points as _fixed_points
 from imago.games.go.handicap import max_fixed_handicap
 from imago.games.go.position import GoPosition
 from imago.games.go.rules import GoRules
-from imago.games.go.scoring import StoneStatus, estimate_dead_stones, final_status
-from imago.games.go.scoring import score as _score
+from imago.games.go.scoring import Count, StoneStatus, count, final_status
+from imago.games.go.scoring import score as score_with_dead
 
 DEFAULT_RULES = "computer"
 RULE_NAMES: tuple[str, ...] = GoRules.PRESETS
@@ -71,27 +72,51 @@ def captures(state: GameState, color: Color) -> int:
     return _position(state).captures(color)
 
 
-DEAD_STONE_PLAYOUTS = 256
+_COUNTS: dict[tuple[object, ...], Count] = {}
+"""The last few counts, by position and handicap (a count is deterministic, and GTP asks for
+``final_score`` and each ``final_status_list`` of the same position in turn)."""
+
+
+def judged(state: GameState, handicap: int = 0) -> Count:
+    """imago's count of the position: every stone's status and the score
+    (:func:`imago.games.go.count`)."""
+    position = _position(state)
+    key = (
+        position.key,
+        position.rules,
+        position.captures(Color.BLACK),
+        position.captures(Color.WHITE),
+        handicap,
+    )
+    found = _COUNTS.get(key)
+    if found is None or found.position.board().tobytes() != position.board().tobytes():
+        if len(_COUNTS) >= 8:
+            _COUNTS.clear()
+        found = _COUNTS[key] = count(position, handicap=handicap)
+    return found
 
 
 def dead_stones(state: GameState) -> frozenset[Point]:
-    """The stones judged dead (random-playout estimate, seeded so the answer is repeatable;
-    see :func:`imago.games.go.estimate_dead_stones` for its limits)."""
-    position = _position(state)
-    if not position.stones(Color.BLACK) and not position.stones(Color.WHITE):
-        return frozenset()
-    return estimate_dead_stones(position, DEAD_STONE_PLAYOUTS, seed=1)
+    """The stones judged dead."""
+    return judged(state).dead
 
 
-def seki_stones(state: GameState, dead: frozenset[Point]) -> frozenset[Point]:
-    """The stones in seki, given the dead ones."""
+def seki_stones(state: GameState, dead: frozenset[Point] | None = None) -> frozenset[Point]:
+    """The stones alive in seki: as judged (``dead`` is ``None``), or once the ``dead`` stones
+    someone marked are taken off."""
+    if dead is None:
+        return judged(state).seki
     status = final_status(_position(state), dead)
     return frozenset(p for p, s in status.items() if s is StoneStatus.SEKI)
 
 
-def score(state: GameState, dead: frozenset[Point]) -> Outcome:
-    """The score by the position's rules (area or territory) with ``dead`` stones removed."""
-    return _score(_position(state), dead)
+def score(state: GameState, handicap: int = 0, dead: frozenset[Point] | None = None) -> Outcome:
+    """The score by the position's rules (area or territory) with the stones judged dead (or
+    the ``dead`` ones someone marked) taken off; under area counting White gets a point per
+    handicap stone."""
+    if dead is None:
+        return judged(state, handicap).outcome
+    return score_with_dead(_position(state), dead, handicap=handicap)
 
 
 def cleanup_move(state: GameState, color: Color, dead: frozenset[Point]) -> Move | None:

@@ -133,7 +133,8 @@ class TimePolicy:
 
     ``default_time`` is the budget without a time system; ``lag`` plus ``reserve`` (a fraction
     of what is left) is kept back for the controller's and the network's delays; ``min_time`` is
-    the least a move is given.
+    the least a move is given while the clock allows it (nearly out of time, a move gets a
+    small share of what is left instead, so sudden death never runs out).
     """
 
     default_time: float | None = 2.0
@@ -165,4 +166,9 @@ class TimePolicy:
     def _keep(self, available: float, wanted: float) -> float:
         """``wanted``, but never more than ``available`` less the safety margin."""
         ceiling = available * (1.0 - self.reserve) - self.lag
-        return max(self.min_time, min(wanted, ceiling))
+        return max(self.floor(available), min(wanted, ceiling))
+
+    def floor(self, available: float) -> float:
+        """The least a move is given with ``available`` seconds: ``min_time``, or a twentieth
+        (with the default ``min_moves_left``) of what is left when that is less."""
+        return min(self.min_time, max(available, 0.0) / (4 * self.min_moves_left))

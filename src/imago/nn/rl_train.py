@@ -106,11 +106,74 @@ def train_steps(
     tag: int,
     on_step: Reporter | None = None,
     stop: StopFlag | None = None,
+    ranks: int = 1,
 ) -> dict[str, Any]:
     """Train the network of ``start_model`` for ``config.steps`` steps on ``window`` and write
     it to ``out_model`` (atomically). Resumes from ``checkpoint`` when it was written for the
     same ``tag``. Returns the training metrics; ``{"stopped": True, ...}`` when ``stop`` was
-    set (the checkpoint then holds the progress)."""
+    set (the checkpoint then holds the progress).
+
+    ``ranks > 1``: data-parallel on that many processes (:mod:`imago.nn.parallel`), the same
+    model as one process up to floating-point order, the same checkpoints (either resumes the
+    other's)."""
+    if ranks > 1:
+        from imago.cluster import run_ranks
+
+        if config.batch_size % ranks:
+            raise ValueError(f"the batch ({config.batch_size}) does not split over {ranks} ranks")
+        args = (start_model, window, out_model, checkpoint, config, tag)
+        return run_ranks(_rank, ranks, *args, first={"on_step": on_step, "stop": stop})
+    return _train(start_model, window, out_model, checkpoint, config, tag, on_step, stop)
+
+
+def _rank(
+    rank: int,
+    world: int,
+    address: str,
+    start_model: Path,
+    window: ShardArrays,
+    out_model: Path,
+    checkpoint: Path,
+    config: StepsConfig,
+    tag: int,
+    on_step: Reporter | None = None,
+    stop: StopFlag | None = None,
+) -> dict[str, Any]:
+    """One rank of a data-parallel :func:`train_steps` (the machine's threads shared)."""
+    import torch
+
+    from imago.nn import parallel
+    from imago.nn.inference import resolve_device
+
+    threads = torch.get_num_threads()
+    if not config.threads:
+        torch.set_num_threads(max(1, threads // world))
+    device = parallel.rank_device(resolve_device(config.device), rank)
+    parallel.join(address, rank, world, device)
+    try:
+        return _train(
+            start_model, window, out_model, checkpoint, config, tag, on_step, stop,
+            rank=rank, world=world, device=device,
+        )  # fmt: skip
+    finally:
+        parallel.leave()
+        torch.set_num_threads(threads)
+
+
+def _train(
+    start_model: Path,
+    window: ShardArrays,
+    out_model: Path,
+    checkpoint: Path,
+    config: StepsConfig,
+    tag: int,
+    on_step: Reporter | None,
+    stop: StopFlag | None,
+    *,
+    rank: int = 0,
+    world: int = 1,
+    device: Any = None,
+) -> dict[str, Any]:
     import torch
 
     from imago.nn.inference import resolve_device
@@ -118,7 +181,7 @@ def train_steps(
 
     if config.threads:
         torch.set_num_threads(config.threads)
-    device = resolve_device(config.device)
+    device = device if device is not None else resolve_device(config.device)
     train_config = config.train_config()
     loaded = load_model(start_model, device=device)
     spec, net = loaded.spec, loaded.net
@@ -138,9 +201,16 @@ def train_steps(
                 sums = json.loads(saved["sums"])
     amp_dtype = _amp_dtype(train_config, device)
     net.train()
+    model = net
+    if world > 1:
+        from imago.nn import parallel
+
+        model = parallel.wrap(net, device)
     started = time.perf_counter()
 
     def save() -> None:
+        if rank != 0:
+            return
         atomic_torch_save(
             {
                 "format": CHECKPOINT_FORMAT,
@@ -156,32 +226,46 @@ def train_steps(
 
     planes = spec.feature_set.planes
     while step < config.steps:
-        if stop is not None and stop.is_set():
+        stopping = stop is not None and stop.is_set()
+        if world > 1:
+            from imago.nn import parallel
+
+            stopping = parallel.anyone(stopping)
+        if stopping:
             save()
             return {"stopped": True, "step": step}
         rng = np.random.default_rng([config.seed, tag, step])
         rows = np.sort(rng.integers(0, len(window), size=config.batch_size))
+        rows = rows[rank::world]  # this rank's share of the batch
         batch = unpack(window.take(rows), planes, spec.size)
         sym = int(rng.integers(0, 8)) if config.augment else 0
         for group in optimizer.param_groups:
             group["lr"] = lr_at(train_config, step, step / config.steps)
         policy_loss, correct, value_loss = _train_step(
-            net, optimizer, None, batch, sym, spec.size, device, amp_dtype, train_config
+            model, optimizer, None, batch, sym, spec.size, device, amp_dtype, train_config
         )
         step += 1
         n = len(rows)
-        sums["policy_loss"] += policy_loss * n
-        sums["value_loss"] += value_loss * n
-        sums["loss"] += (policy_loss + config.value_weight * value_loss) * n
-        sums["top1"] += correct
-        sums["positions"] += n
+        part = [policy_loss * n, value_loss * n, float(correct), float(n)]
+        if world > 1:
+            part = parallel.summed(part)
+        sums["policy_loss"] += part[0]
+        sums["value_loss"] += part[1]
+        sums["loss"] += part[0] + config.value_weight * part[1]
+        sums["top1"] += part[2]
+        sums["positions"] += int(part[3])
         if on_step is not None:
             on_step(step, config.steps, sums["loss"] / sums["positions"])
         if step % config.checkpoint_every == 0 and step < config.steps:
             save()
-    atomic_torch_save(
-        model_payload(net, spec, {"tag": tag, "steps": config.steps}), Path(out_model)
-    )
+    if world > 1:
+        from imago.nn import parallel
+
+        parallel.plain_batch_norm(net)
+    if rank == 0:
+        atomic_torch_save(
+            model_payload(net, spec, {"tag": tag, "steps": config.steps}), Path(out_model)
+        )
     save()
     positions = max(1, int(sums["positions"]))
     return {
@@ -193,6 +277,7 @@ def train_steps(
         "move_top1": sums["top1"] / positions,
         "seconds": time.perf_counter() - started,
         "window": len(window),
+        "ranks": world,
         "config": asdict(config),
     }
 

@@ -16,7 +16,9 @@ SHIPPED_MODELS: dict[tuple[str, int], Path] = {
 }
 """Shipped model file by ``(game, board size)``."""
 
-SHIPPED_AZ_MODELS: dict[tuple[str, int], Path] = {}
+SHIPPED_AZ_MODELS: dict[tuple[str, int], Path] = {
+    ("othello", 6): DATA / "othello6_az_b4c32.pt",
+}
 """Shipped self-play (``imago rl``) networks by ``(game, board size)``: the ``az`` agent's
 default where one exists (else the supervised network above)."""
 

@@ -122,13 +122,18 @@ def self_play(
     report: Report = _quiet,
     worker: str | None = None,
     chunk_games: int = 64,
+    pool: Any = None,
 ) -> SelfPlayStats:
     """Play self-play games with the promoted network into the newest round.
 
     ``games``: how many (default: what the round still lacks of ``games_per_round``). With
     ``follow``, play on until ``stop`` is set, switching to each newly promoted network and to
     each new round as a trainer elsewhere makes them (the self-play worker of a shared
-    folder)."""
+    folder). ``pool``: an :class:`imago.rl.workers.SelfPlayPool` plays the games instead
+    (local processes or Ray actors), this process writing them."""
+    if pool is not None:
+        played: SelfPlayStats = pool.play(games=games, follow=follow, stop=stop, report=report)
+        return played
     best = folder.best()
     latest = folder.latest()
     if best is None or latest is None:
@@ -226,9 +231,11 @@ def train(
     *,
     stop: StopFlag | None = None,
     report: Report = _quiet,
+    ranks: int = 1,
 ) -> int | None:
     """Train the newest generation on its window and save the next one (``None`` when
-    ``stop`` interrupted it: the trainer's checkpoint keeps the progress)."""
+    ``stop`` interrupted it: the trainer's checkpoint keeps the progress); ``ranks``:
+    data-parallel on that many processes."""
     from imago.nn.dataset import read_shard
     from imago.nn.export import export_onnx
     from imago.nn.rl_train import load_window, train_steps
@@ -257,6 +264,7 @@ def train(
         tag=new,
         on_step=on_step,
         stop=stop,
+        ranks=ranks,
     )
     if result.get("stopped"):
         return None
@@ -454,11 +462,15 @@ def loop(
     stop: StopFlag | None = None,
     report: Report = _quiet,
     selfplay: bool = True,
+    pool: Any = None,
+    ranks: int = 1,
 ) -> int:
     """Run rounds (bootstrap -> self-play -> train -> validate -> evaluate -> references) until
     ``rounds`` more generations exist, ``hours`` have passed or ``stop`` is set; returns the
     newest generation. ``selfplay=False``: only train (self-play workers elsewhere fill the
-    rounds; the trainer waits for them)."""
+    rounds; the trainer waits for them). ``pool``: self-play workers elsewhere
+    (:class:`imago.rl.workers.SelfPlayPool`); ``ranks``: train data-parallel on this many
+    processes."""
     from imago.rl.validate import validate
 
     halt = Deadline(None if hours is None else time.time() + 3600 * hours, stop)
@@ -473,12 +485,12 @@ def loop(
     while not halt.is_set() and (goal is None or latest < goal):
         if folder.games_in_round(latest) < config.games_per_round:
             if selfplay:
-                self_play(folder, config, stop=halt, report=report)
+                self_play(folder, config, stop=halt, report=report, pool=pool)
             else:
                 report("train", 0, 1, f"waiting for round {latest}'s self-play games")
                 time.sleep(WAIT_SECONDS)
             continue
-        new = train(folder, config, stop=halt, report=report)
+        new = train(folder, config, stop=halt, report=report, ranks=ranks)
         if new is None:
             break
         validate(folder, config, new, report=report)

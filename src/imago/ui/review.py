@@ -29,7 +29,7 @@ from typing import Any
 
 from imago.agents.base import Agent, Limit, StopFlag
 from imago.core.color import Color
-from imago.core.game import GameState
+from imago.core.game import GameState, Outcome
 from imago.core.move import Move
 from imago.records._io import atomic_write
 from imago.records.tree import GameNode
@@ -169,11 +169,22 @@ def evaluate(
     return PositionEval(state.to_play, value, unit, best, result.pv)
 
 
+def _go_outcome(state: GameState) -> Outcome | None:
+    """A finished Go game as the referee counts it (dead stones and seki judged, as GTP's
+    ``final_score``); a resignation as it stands."""
+    outcome = state.outcome()
+    if outcome is None or outcome.by_resignation:
+        return outcome
+    from imago.gtp import go_support
+
+    return go_support.score(state)
+
+
 def _final(state: GameState) -> PositionEval:
     outcome = (
         state.outcome(empties_to_winner=True)  # type: ignore[call-arg]
         if state.game == "othello"
-        else state.outcome()
+        else _go_outcome(state)
     )
     mover = state.to_play
     if state.game == "othello" and outcome is not None and outcome.black_score is not None:

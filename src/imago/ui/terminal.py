@@ -273,7 +273,7 @@ class TerminalGame:
             dead = sorted(self.engine.dead_stones())
             if dead:
                 names = " ".join(self.engine.format_move(Move.play(p)) for p in dead)
-                self.say(f"Dead stones (estimated by random playouts): {names}", "dim")
+                self.say(f"Dead stones (imago's count): {names}", "dim")
         if not self.offer_save:
             return
         try:

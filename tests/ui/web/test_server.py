@@ -268,6 +268,20 @@ def test_passes_count_dead_stones_and_accept(page: Page):
     page.refused({"type": "toggle_dead", "point": [0, 3]}, "accepted")
 
 
+def test_a_handicap_game_counts_white_a_point_per_stone(page: Page):
+    # area counting, as GNU Go and the Chinese rules count: White gets the 2 handicap stones
+    state = page.ask({"type": "new_game", "game": "go", "size": 9, "handicap": 2})
+    komi = float(state["info"]["KM"])
+    page.ask({"type": "pass"})
+    state = page.ask({"type": "pass"})
+    expected = f"B+{81 - 2 - komi:g}"
+    assert state["counting"]["outcome"]["result"] == expected
+    # the same with a stone marked dead (its point still Black's area)
+    state = page.ask({"type": "toggle_dead", "point": [2, 6]})
+    assert len(state["counting"]["dead"]) == 1
+    assert state["counting"]["outcome"]["result"] == expected
+
+
 VARIATIONS = "(;GM[1]FF[4]SZ[9]KM[6.5];B[ee];W[cc](;B[gg];W[gc])(;B[cg]C[second])(;B[dd]))"
 
 

@@ -77,28 +77,37 @@ def playout(
 
 @numba.njit(cache=True, nogil=True)
 def sensible_moves(
-    s: np.ndarray,
-    size: int,
-    suicide: bool,
-    ko_mode: int,
-    history: np.ndarray,
-    out: np.ndarray,
-    pass_always: bool,
+    s: np.ndarray, size: int, suicide: bool, ko_mode: int, history: np.ndarray, out: np.ndarray
 ) -> int:
-    """The tree's moves into ``out``: sensible actions (legal, not filling one's own true eye),
-    then pass: always with ``pass_always``, else only in answer to a pass (when it can end
-    the game) or when nothing else is sensible. 0 when the game is over (two passes)."""
+    """The tree's moves: sensible actions (legal, not filling one's own true eye), then pass
+    (always last), into ``out``; 0 when the game is over (two passes)."""
     h = gf.header(size)
     if s[h + gf.F_PASSES] >= 2:
         return 0
     color = s[h + gf.F_TO_PLAY]
     n = gf.sensible_actions(s, size, color, suicide, ko_mode, history, out)
-    if n > 0 and out[n - 1] == size * size:
-        n -= 1
-    if n == 0 or pass_always or s[h + gf.F_PASSES] > 0:
+    if n == 0 or out[n - 1] != size * size:
         out[n] = size * size
         n += 1
     return n
+
+
+@numba.njit(cache=True, nogil=True)
+def pass_is_timely(s: np.ndarray, size: int, moves: int) -> bool:
+    """Whether passing is worth considering at all in ``s``, whose tree has ``moves`` moves
+    (pass included): in answer to a pass (it can end the game), when nothing else is
+    sensible, or when the board is settled (every empty point reaches one colour only). On
+    an open board a playout cannot tell a pass from a useful move in a won position."""
+    h = gf.header(size)
+    if s[h + gf.F_PASSES] > 0 or moves <= 1:
+        return True
+    nn = size * size
+    owner = np.empty(nn, dtype=np.int64)
+    gf.area(s, size, owner)
+    for p in range(nn):  # noqa: SIM110 (a numba kernel: no generators)
+        if s[p] == 0 and owner[p] == 0:
+            return False
+    return True
 
 
 @numba.njit(cache=True, nogil=True)
@@ -200,7 +209,7 @@ def run_playouts(
     policy: int,
     table: np.ndarray,
     prior: float,
-    pass_always: bool,
+    root_pass: bool,
     guide_visits: int,
     root_boards: np.ndarray,
     queue: np.ndarray,
@@ -210,8 +219,8 @@ def run_playouts(
     legal: np.ndarray,
 ) -> int:
     """Up to ``count`` simulations with playouts (``policy``) and the pattern priors of
-    :func:`imago.agents._go_patterns.node_priors` (weight ``prior``) on new nodes, and pass
-    among the moves as :func:`sensible_moves` says (``pass_always``); how many ran.
+    :func:`imago.agents._go_patterns.node_priors` (weight ``prior``) on new nodes; the root's
+    pass (its last edge) is chosen only when ``root_pass``; how many ran.
 
     With ``guide_visits > 0`` the priors of the root and of each node that ``guide_visits``
     simulations have passed through are asked of an evaluator: such a node is marked
@@ -258,8 +267,17 @@ def run_playouts(
                 ni[node, kt.N_FLAGS] |= kt.PENDING
                 if node == root:
                     return sim
+            at_root = node == root
             e = kt.select_edge(
-                node, ni, nf, ef, rule, knobs, noise if node == root else none, scratch
+                node,
+                ni,
+                nf,
+                ef,
+                rule,
+                knobs,
+                noise if at_root else none,
+                scratch,
+                at_root and not root_pass,
             )
             path_n[depth] = node
             path_e[depth] = e
@@ -268,7 +286,7 @@ def run_playouts(
             _remember(work, nn, depth, ring)
             child = ei[e, kt.E_CHILD]
             if child < 0:
-                n = sensible_moves(work, size, suicide, ko_mode, history, actions, pass_always)
+                n = sensible_moves(work, size, suicide, ko_mode, history, actions)
                 child = kt.add_node(work[h + gf.F_TO_PLAY], actions, n, ni, nf, ef, ei, counts)
                 if child >= 0:
                     node_priors(work, size, suicide, ni[child, kt.N_FIRST], n, ei, ef, table, prior)
@@ -302,7 +320,7 @@ def collect_leaves(
     komi: float,
     suicide: bool,
     ko_mode: int,
-    pass_always: bool,
+    root_pass: np.ndarray,
     ended: int,
     rng: np.ndarray,
     table: np.ndarray,
@@ -387,7 +405,15 @@ def collect_leaves(
                 if e < 0:
                     noisy = node == root and noise[g, 0] >= 0
                     e = kt.select_edge(
-                        node, ni, nf, ef, rule, knobs, noise[g] if noisy else none, scratch
+                        node,
+                        ni,
+                        nf,
+                        ef,
+                        rule,
+                        knobs,
+                        noise[g] if noisy else none,
+                        scratch,
+                        node == root and not root_pass[g],
                     )
                 kt.add_virtual_loss(node, e, nf, ef, loss)
                 path_n[b, depth] = node
@@ -397,7 +423,7 @@ def collect_leaves(
                 _remember(work, nn, depth, ring)
                 child = ei[e, kt.E_CHILD]
                 if child < 0:
-                    n = sensible_moves(work, size, suicide, ko_mode, keys, actions, pass_always)
+                    n = sensible_moves(work, size, suicide, ko_mode, keys, actions)
                     child = kt.add_node(work[h + gf.F_TO_PLAY], actions, n, ni, nf, ef, ei, counts)
                     ei[e, kt.E_CHILD] = child
                     node = child

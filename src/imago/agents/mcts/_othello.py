@@ -115,7 +115,7 @@ def run_playouts(
         depth = 0
         while ni[node, kt.N_COUNT] > 0 and depth < limit - 1:
             e = kt.select_edge(
-                node, ni, nf, ef, rule, knobs, noise if node == root else none, scratch
+                node, ni, nf, ef, rule, knobs, noise if node == root else none, scratch, False
             )
             path_n[depth] = node
             path_e[depth] = e
@@ -265,7 +265,7 @@ def collect_leaves(
                 if e < 0:
                     noisy = node == root and noise[g, 0] >= 0
                     e = kt.select_edge(
-                        node, ni, nf, ef, rule, knobs, noise[g] if noisy else none, scratch
+                        node, ni, nf, ef, rule, knobs, noise[g] if noisy else none, scratch, False
                     )
                 kt.add_virtual_loss(node, e, nf, ef, loss)
                 path_n[b, depth] = node

@@ -181,8 +181,10 @@ def select_edge(
     knobs: np.ndarray,
     noise: np.ndarray,
     scratch: np.ndarray,
+    skip_last: bool,
 ) -> int:
-    """The child edge of ``node`` with the highest score under ``rule`` (first on ties).
+    """The child edge of ``node`` with the highest score under ``rule`` (first on ties); with
+    ``skip_last`` (and more than one edge) the last edge (a Go pass) is never chosen.
 
     * UCT: ``Q + c sqrt(ln N / n)``; unvisited children first (``FPU``).
     * MC-RAVE: ``(1 - beta) Q + beta Q~ + 0.3 c sqrt(ln N / n)``, ``beta = sqrt(k / (3n + k))``.
@@ -198,6 +200,7 @@ def select_edge(
     """
     first = ni[node, N_FIRST]
     count = ni[node, N_COUNT]
+    choices = count - 1 if skip_last and count > 1 else count
     if rule == RULE_GUMBEL:
         improved_policy(node, ni, nf, ef, knobs, scratch)
         total = 0.0
@@ -205,7 +208,7 @@ def select_edge(
             total += ef[e, E_N]
         best = -1e300
         best_e = first
-        for i in range(count):
+        for i in range(choices):
             s = scratch[i] - ef[first + i, E_N] / (1.0 + total)
             if s > best:
                 best = s
@@ -231,7 +234,7 @@ def select_edge(
     guided = rule != RULE_PUCT and (ni[node, N_FLAGS] & EVALUATED) != 0 and knobs[K_BIAS] > 0.0
     best = -1e300
     best_e = first
-    for i in range(count):
+    for i in range(choices):
         e = first + i
         n = ef[e, E_N]
         w = ef[e, E_W]

@@ -304,6 +304,7 @@ class GoSearchGame:
         self.prior_weight = config.prior_weight
         self.ended = _go.ENDED_CAUTIOUS if ended == "cautious" else _go.ENDED_AREA
         self.pass_always = config.pass_moves == "always"
+        self._root_pass = np.ones(batch.n, dtype=np.bool_)
         self._rng = gf.seed_rng(seed)
         self._table = _pattern_table()
         self._buf = np.empty(self.num_actions, dtype=np.int64)
@@ -319,11 +320,19 @@ class GoSearchGame:
 
     def root_moves(self, g: int) -> tuple[int, IntArray]:
         state, keys = self._root(g)
-        n = _go.sensible_moves(
-            state, self.size, self.suicide, self.mode, keys, self._buf, self.pass_always
-        )
+        n = _go.sensible_moves(state, self.size, self.suicide, self.mode, keys, self._buf)
         color = int(state[gf.header(self.size) + gf.F_TO_PLAY])
         return color, self._buf[:n].copy()
+
+    def root_pass(self) -> npt.NDArray[np.bool_]:
+        """Whether each root may pass: always, or (``pass_moves="answer"``) as
+        :func:`imago.agents.mcts._go.pass_is_timely` says."""
+        if not self.pass_always:
+            for g in range(self.batch.n):
+                state, keys = self._root(g)
+                n = _go.sensible_moves(state, self.size, self.suicide, self.mode, keys, self._buf)
+                self._root_pass[g] = _go.pass_is_timely(state, self.size, n)
+        return self._root_pass
 
     def init_node(self, tree: Tree, node: int, g: int) -> None:
         from imago.agents._go_patterns import node_priors
@@ -380,7 +389,7 @@ class GoSearchGame:
                 self.policy,
                 self._table,
                 self.prior_weight,
-                self.pass_always,
+                bool(self.root_pass()[g]),
                 visits,
                 self.batch.boards[g],
                 leaves.node,
@@ -418,7 +427,7 @@ class GoSearchGame:
                 self.komi,
                 self.suicide,
                 self.mode,
-                self.pass_always,
+                self.root_pass(),
                 self.ended,
                 self._rng,
                 self._table,

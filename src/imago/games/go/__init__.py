@@ -16,17 +16,17 @@ from imago.games.go.perft import perft, perft_from
 from imago.games.go.position import GoPosition, LegalMoves, moves_table, new_game
 from imago.games.go.rules import GoRules, KoRule, Scoring
 from imago.games.go.scoring import (
+    Count,
     StoneStatus,
     area_counts,
-    auto_score,
-    estimate_dead_stones,
+    count,
     final_status,
-    ownership,
     score,
     territory_counts,
 )
 
 __all__ = [
+    "Count",
     "GoPosition",
     "GoRules",
     "KoRule",
@@ -34,14 +34,12 @@ __all__ = [
     "Scoring",
     "StoneStatus",
     "area_counts",
-    "auto_score",
-    "estimate_dead_stones",
+    "count",
     "final_status",
     "fixed_handicap_points",
     "max_fixed_handicap",
     "moves_table",
     "new_game",
-    "ownership",
     "perft",
     "perft_from",
     "score",

@@ -18,6 +18,10 @@ State layout (``nn = size * size``; see :func:`state_length`)::
     [8nn, 9nn)   empties     the empty points (first ``F_NEMPTY`` entries)
     [9nn, 10nn)  where       position of each empty point in ``empties``
     [10nn, ...)  header      the fields ``F_*`` below
+
+Kernels in other modules read the board as ``s[p]`` (``0 <= p < nn``), the header through
+:func:`header` + ``F_*``, and the group fields only through the accessors :func:`group_head`,
+:func:`next_stone`, :func:`group_size`, :func:`atari_liberty` and :func:`empty_at`.
 """
 
 from __future__ import annotations
@@ -129,6 +133,42 @@ def _in_atari(s: np.ndarray, nn: int, g: int) -> bool:
     c = s[3 * nn + g]
     t = s[4 * nn + g]
     return c * s[5 * nn + g] == t * t
+
+
+# -- read-only accessors of the group fields, for kernels outside this module --------------------
+@njit(cache=True, inline="always")
+def group_head(s: np.ndarray, nn: int, p: int) -> int:
+    """The head point of the group of the stone on ``p`` (its identity while it stands)."""
+    return s[nn + p]
+
+
+@njit(cache=True, inline="always")
+def next_stone(s: np.ndarray, nn: int, p: int) -> int:
+    """The next stone of ``p``'s group (a circular list: walk until back at the start)."""
+    return s[2 * nn + p]
+
+
+@njit(cache=True, inline="always")
+def group_size(s: np.ndarray, nn: int, g: int) -> int:
+    """The number of stones of the group with head ``g``."""
+    return s[7 * nn + g]
+
+
+@njit(cache=True, inline="always")
+def atari_liberty(s: np.ndarray, nn: int, p: int) -> int:
+    """The only liberty of the group of the stone on ``p`` when it has exactly one, else -1."""
+    g = s[nn + p]
+    c = s[3 * nn + g]
+    t = s[4 * nn + g]
+    if c > 0 and c * s[5 * nn + g] == t * t:
+        return t // c
+    return -1
+
+
+@njit(cache=True, inline="always")
+def empty_at(s: np.ndarray, nn: int, i: int) -> int:
+    """The ``i``-th empty point (``0 <= i < s[header + F_NEMPTY]``, in no particular order)."""
+    return s[8 * nn + i]
 
 
 @njit(cache=True, inline="always")

@@ -16,6 +16,7 @@ This is the layer that self-play (:mod:`imago.rl`), the search's roots
     mask = batch.legal_mask()             # (256, 82) bool
     statuses = batch.step(actions)        # OK, or why a game's action was refused
     batch.scores()                        # Black - White - komi, Tromp-Taylor area count
+    batch.over()                          # ended by the rules (``done`` also counts the cap)
     batch.reset(np.flatnonzero(batch.done))
 
 Search kernels read a game's arrays through :meth:`GoBatch.arrays` (the full arrays, their
@@ -32,8 +33,8 @@ from numba import njit
 
 from imago.core.errors import IllegalMoveError, IllegalReason
 from imago.games.go import _kernels as K
-from imago.games.go.position import _KO_MODES, GoPosition
-from imago.games.go.rules import GoRules
+from imago.games.go.position import _KO_MODES, GoPosition, moves_table
+from imago.games.go.rules import GoRules, Scoring
 
 IntArray = npt.NDArray[np.int64]
 
@@ -65,6 +66,36 @@ def _is_done(full: np.ndarray, size: int, moves: int, max_moves: int) -> bool:
 
 
 @njit(cache=True)
+def _play_in_place(t: np.ndarray, size: int, action: int, suicide: bool, ko_mode: int) -> None:
+    """Play the legal ``action`` on the full array ``t`` in place: what :func:`K.advance` writes
+    into a second array (the state, this position's superko key, the legal actions), without
+    copying the arrays (most of a step's time at a thousand games was memory traffic)."""
+    nn = size * size
+    h = 10 * nn
+    length = h + K.HEADER
+    K.play(t, size, action, t[h + K.F_TO_PLAY], suicide)
+    bloom_at = length + nn + 3
+    base = bloom_at + K.BLOOM_WORDS
+    count = t[length + nn + 2]
+    if ko_mode != K.KO_SIMPLE:
+        key = K.history_key(t, size, ko_mode)
+        lo = base + np.searchsorted(t[base : base + count], key)
+        if not (lo < base + count and t[lo] == key):
+            for j in range(base + count, lo, -1):
+                t[j] = t[j - 1]
+            t[lo] = key
+            K._bloom_add(t, bloom_at, key)
+            count += 1
+    t[length + nn + 2] = count
+    if t[h + K.F_PASSES] >= 2:
+        t[length + nn + 1] = 0
+    else:
+        t[length + nn + 1] = K._legal_into(
+            t, size, t[h + K.F_TO_PLAY], suicide, ko_mode, t, base, count, bloom_at, True, t, length
+        )
+
+
+@njit(cache=True)
 def _step(
     fulls: np.ndarray,
     spare: np.ndarray,
@@ -82,23 +113,49 @@ def _step(
     """Play ``actions[i]`` in every game ``i`` with ``active[i]``; refused moves change nothing
     and leave their status code in ``status[i]`` (``OK`` otherwise)."""
     nn = size * size
-    width = fulls.shape[1]
+    length = 10 * nn + K.HEADER
     for i in range(fulls.shape[0]):
         if not active[i]:
             continue
         if done[i]:
             status[i] = K.GAME_OVER
             continue
-        r = K.advance(fulls[i], spare, size, actions[i], 0, suicide, ko_mode)
-        if r >= 0:
+        full = fulls[i]
+        if not K._contains_at(full, length, full[length + nn + 1], actions[i]):
+            # Refused: the rules' own step says why (into the spare array, thrown away).
+            r = K.advance(full, spare, size, actions[i], 0, suicide, ko_mode)
+            if r < 0:
+                raise AssertionError("a move the legal list refused was legal")
             status[i] = r
             continue
         status[i] = K.OK
-        for j in range(width):
-            fulls[i, j] = spare[j]
-        _record_board(fulls[i], boards[i], nn)
+        _play_in_place(full, size, actions[i], suicide, ko_mode)
+        _record_board(full, boards[i], nn)
         moves[i] += 1
-        done[i] = _is_done(fulls[i], size, moves[i], max_moves)
+        done[i] = _is_done(full, size, moves[i], max_moves)
+
+
+@njit(cache=True)
+def _reset_rows(
+    fulls: np.ndarray,
+    start: np.ndarray,
+    boards: np.ndarray,
+    moves: np.ndarray,
+    done: np.ndarray,
+    indices: np.ndarray,
+    nn: int,
+) -> None:
+    """Put the games ``indices`` back at the start: ``start`` is the empty board's full array."""
+    for i in indices:
+        for j in range(start.shape[0]):
+            fulls[i, j] = start[j]
+        for j in range(start.shape[0], fulls.shape[1]):
+            fulls[i, j] = 0
+        for k in range(boards.shape[1]):
+            for p in range(nn):
+                boards[i, k, p] = 0
+        moves[i] = 0
+        done[i] = False
 
 
 @njit(cache=True)
@@ -113,10 +170,12 @@ def _legal_masks(fulls: np.ndarray, size: int, out: np.ndarray) -> None:
 
 
 @njit(cache=True)
-def _scores(fulls: np.ndarray, size: int, komi: float, out: np.ndarray) -> None:
-    for i in range(fulls.shape[0]):
-        b, w = K.area_score(fulls[i], size)
-        out[i] = b - w - komi
+def _scores(
+    fulls: np.ndarray, size: int, komi: float, indices: np.ndarray, out: np.ndarray
+) -> None:
+    for j in range(indices.shape[0]):
+        b, w = K.area_score(fulls[indices[j]], size)
+        out[j] = b - w - komi
 
 
 class GoBatch:
@@ -152,6 +211,9 @@ class GoBatch:
         width = int(K.full_length(size, self.max_moves + 2))
         self.fulls = np.zeros((n, width), dtype=np.int64)
         self._spare = np.zeros(width, dtype=np.int64)
+        self._start_full = K.finish(
+            self._start.arrays(), size, self._suicide, self._mode, _NO_KEYS, True
+        )
         self.boards = np.zeros((n, history, size * size), dtype=np.int8)
         self.moves = np.zeros(n, dtype=np.int64)
         self.done = np.zeros(n, dtype=np.bool_)
@@ -206,12 +268,44 @@ class GoBatch:
         out[self.done] = False
         return out
 
-    def scores(self) -> npt.NDArray[np.float64]:
-        """Black's area minus White's minus komi for every game, every stone counted alive
-        (Tromp-Taylor), as a self-play game that ended by passes is scored."""
-        out = np.zeros(self.n, dtype=np.float64)
-        _scores(self.fulls, self.size, self.komi, out)
+    def scores(
+        self, indices: npt.ArrayLike | None = None, *, scoring: Scoring = Scoring.AREA
+    ) -> npt.NDArray[np.float64]:
+        """Black's lead over White (komi included) in the games ``indices`` (default: all),
+        every stone counted alive: by area (Tromp-Taylor, the default, as a self-play game that
+        ended by passes is scored) or by ``scoring=Scoring.TERRITORY`` (territory plus
+        prisoners, as :func:`imago.games.go.scoring.score` counts)."""
+        chosen = self._indices(indices)
+        out = np.zeros(len(chosen), dtype=np.float64)
+        if scoring is Scoring.AREA:
+            _scores(self.fulls, self.size, self.komi, chosen, out)
+            return out
+        from imago.games.go.scoring import score
+
+        for j, i in enumerate(chosen):
+            outcome = score(self.position(int(i)), scoring=scoring)
+            assert outcome.black_score is not None and outcome.white_score is not None
+            out[j] = outcome.black_score - outcome.white_score
         return out
+
+    def over(self) -> npt.NDArray[np.bool_]:
+        """Which games the rules have ended (two passes in a row). :attr:`done` also counts
+        the games stopped by the move cap: ``done & ~over()`` are the truncated ones."""
+        nn = self.size * self.size
+        length = 10 * nn + K.HEADER
+        passes = self.fulls[:, 10 * nn + K.F_PASSES]
+        return (passes >= 2) | (self.fulls[:, length + nn + 1] == 0)
+
+    def position(self, index: int) -> GoPosition:
+        """Game ``index`` as a :class:`GoPosition` (its superko history included, so play can
+        go on by the same rules; its ``previous`` chain is not kept)."""
+        row = self.fulls[index]
+        nn = self.size * self.size
+        keys = int(row[10 * nn + K.HEADER + nn + 2])
+        state = row[: int(K.full_length(self.size, keys))].copy()
+        last_action = int(state[10 * nn + K.F_LAST])
+        last = moves_table(self.size)[last_action] if 0 <= last_action <= nn else None
+        return GoPosition._make(state, self.size, self.rules, None, last)
 
     def board(self, index: int) -> npt.NDArray[np.int8]:
         """Game ``index``'s board as ``(size, size)`` (0 empty, 1 black, 2 white)."""
@@ -236,10 +330,24 @@ class GoBatch:
     # -- changing ------------------------------------------------------------------------------
     def reset(self, indices: npt.ArrayLike | None = None) -> None:
         """Put the games ``indices`` (default: all) back at the start position."""
-        chosen = np.arange(self.n) if indices is None else np.asarray(indices, dtype=np.int64)
-        start = self._start.arrays()
-        for i in chosen:
-            self._fill(int(i), start, _NO_KEYS, [start[: self.size * self.size]], 0)
+        chosen = self._indices(indices)
+        _reset_rows(
+            self.fulls,
+            self._start_full,
+            self.boards,
+            self.moves,
+            self.done,
+            chosen,
+            self.size * self.size,
+        )
+
+    def _indices(self, indices: npt.ArrayLike | None) -> IntArray:
+        if indices is None:
+            return np.arange(self.n, dtype=np.int64)
+        chosen = np.asarray(indices, dtype=np.int64).reshape(-1)
+        if chosen.size and (chosen.min() < 0 or chosen.max() >= self.n):
+            raise IndexError(f"game indices must be in 0..{self.n - 1}")
+        return chosen
 
     def set_position(self, index: int, position: GoPosition) -> None:
         """Make game ``index`` the position (size and rules must be the batch's)."""

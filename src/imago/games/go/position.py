@@ -566,10 +566,11 @@ class GoPosition:
         return self._resigned
 
     def outcome(self) -> Outcome | None:
-        """The result once the game is over, scored by the rules with every stone alive.
+        """The result once the game is over, scored by the rules with every stone alive (exact
+        Tromp-Taylor under area scoring).
 
-        For a score with dead stones removed, see :func:`imago.games.go.score` and
-        :func:`imago.games.go.auto_score`.
+        For the count a referee makes (dead stones and seki judged), see
+        :func:`imago.games.go.count`; with dead stones given, :func:`imago.games.go.score`.
         """
         if self._resigned is not None:
             return Outcome(self._resigned.opponent, by_resignation=True)
@@ -631,11 +632,9 @@ class GoPosition:
         return self._s[: self._length].copy()
 
     def superko_keys(self) -> npt.NDArray[np.int64]:
-        """The sorted keys the superko rule forbids to recreate (empty under simple ko), as a
-        read-only view."""
-        keys = self._superko_keys()
-        keys.flags.writeable = False
-        return keys
+        """A copy of the sorted keys the superko rule forbids to recreate (empty under simple
+        ko)."""
+        return self._superko_keys().copy()
 
     # -- internals ------------------------------------------------------------------------------
     def _check_point(self, point: Point) -> None:

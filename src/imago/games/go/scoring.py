@@ -1,4 +1,4 @@
-"""Counting a finished game: area and territory scores, stone status, and a dead-stone estimate.
+"""Counting a finished game: which stones are dead or in seki, and the score, as a referee would.
 
 * **Area** (Chinese, Tromp-Taylor): a player's stones plus the empty points that reach only that
   player's stones. With no dead stones given this is exact Tromp-Taylor scoring.
@@ -6,20 +6,25 @@
   (captures, and dead stones taken off at the end). Points inside or beside a seki are not
   territory.
 
-Dead stones are given by the caller (a person, GTP ``final_status_list``, a record) or estimated
-by :func:`estimate_dead_stones`.
+:func:`count` judges every stone itself (see its docstring for how, and for what it cannot
+decide) and returns a :class:`Count`: the status of every stone, who owns every point, and the
+score by the rules. :func:`score` counts with dead stones given by the caller (a person marking
+them, or a record).
 """
 
 from __future__ import annotations
 
 import enum
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
 from imago.core.color import Color
 from imago.core.game import Outcome
 from imago.core.move import Point
+from imago.games.go import _count_kernels as CK
 from imago.games.go import _kernels as K
 from imago.games.go.position import GoPosition
 from imago.games.go.rules import Scoring
@@ -150,14 +155,28 @@ def territory_counts(position: GoPosition, dead: Iterable[Point] = ()) -> tuple[
 
 
 def score(
-    position: GoPosition, dead: Iterable[Point] = (), scoring: Scoring | None = None
+    position: GoPosition,
+    dead: Iterable[Point] = (),
+    scoring: Scoring | None = None,
+    *,
+    handicap: int = 0,
 ) -> Outcome:
     """The outcome by the rules' scoring (or ``scoring``) with ``dead`` stones removed;
-    komi goes to White."""
+    komi goes to White, and under area counting a point per ``handicap`` stone too (as
+    :attr:`Count.handicap`)."""
+    if handicap < 0:
+        raise ValueError(f"handicap must not be negative, not {handicap}")
     method = scoring or position.rules.scoring
-    counter = area_counts if method is Scoring.AREA else territory_counts
-    black, white = counter(position, dead)
-    white_total = white + position.komi
+    if method is Scoring.AREA:
+        black, white = area_counts(position, dead)
+        white += handicap
+    else:
+        black, white = territory_counts(position, dead)
+    return _outcome(black, white, position.komi)
+
+
+def _outcome(black: int, white: int, komi: float) -> Outcome:
+    white_total = white + komi
     margin = black - white_total
     winner = Color.BLACK if margin > 0 else Color.WHITE if margin < 0 else None
     return Outcome(winner, abs(margin), False, float(black), float(white_total))
@@ -181,65 +200,176 @@ def final_status(position: GoPosition, dead: Iterable[Point]) -> dict[Point, Sto
     return status
 
 
-def ownership(position: GoPosition, playouts: int = 256, seed: int = 1) -> np.ndarray:
-    """The mean final owner of every point over random playouts from ``position`` (passes
-    reset): ``(size, size)`` floats from -1 (White) to +1 (Black)."""
+# -- the referee's count ------------------------------------------------------------------------
+_STATUSES: dict[int, StoneStatus] = {
+    CK.ST_ALIVE: StoneStatus.ALIVE,
+    CK.ST_DEAD: StoneStatus.DEAD,
+    CK.ST_SEKI: StoneStatus.SEKI,
+}
+
+
+def default_playouts(size: int) -> int:
+    """The most playouts :func:`count` runs on a ``size`` board (fewer when every stone is
+    clear-cut early)."""
+    return 1024 if size <= 9 else 512 if size <= 13 else 256
+
+
+def default_simulations(size: int) -> int:
+    """The simulations :func:`count` searches each group left in doubt with."""
+    return 2000 if size <= 9 else 1000
+
+
+@dataclass(frozen=True, eq=False)
+class Count:
+    """The judged end of a game (see :func:`count`): every stone's status, every point's owner,
+    and the score.
+
+    Arrays are ``(size, size)``, row 0 at the top as in :meth:`GoPosition.board`. ``owner`` holds
+    who owns each point for area counting (1 Black, 2 White, 0 dame; dead stones' points belong
+    to the other colour), ``territory`` the same for territory counting (empty or emptied points
+    only, none next to a stone in seki).
+    """
+
+    position: GoPosition
+    status: dict[Point, StoneStatus]
+    """The status of every stone on the board."""
+    handicap: int
+    """Handicap stones Black was given: under area counting White gets a point for each, as
+    Chinese rules, GNU Go and servers count."""
+    alive_rate: dict[Point, float]
+    """For each stone, the fraction of the playouts (its opponent moving first) at whose end its
+    point was still its colour's; 1.0 for stones proven alive, 0.0 for stones proven dead."""
+    unsettled: frozenset[Point]
+    """Stones the analysis could not decide: their status is only the likelier one."""
+    proven: frozenset[Point]
+    """Stones whose status is certain (Benson's unconditional life, or standing inside the
+    other colour's unconditional territory)."""
+    owner: npt.NDArray[np.int8]
+    territory: npt.NDArray[np.int8]
+
+    @property
+    def dead(self) -> frozenset[Point]:
+        return self._with(StoneStatus.DEAD)
+
+    @property
+    def seki(self) -> frozenset[Point]:
+        return self._with(StoneStatus.SEKI)
+
+    @property
+    def alive(self) -> frozenset[Point]:
+        return self._with(StoneStatus.ALIVE)
+
+    def _with(self, wanted: StoneStatus) -> frozenset[Point]:
+        return frozenset(p for p, s in self.status.items() if s is wanted)
+
+    @property
+    def area_counts(self) -> tuple[int, int]:
+        """Black's and White's area: stones standing plus the points only they reach."""
+        return int((self.owner == 1).sum()), int((self.owner == 2).sum())
+
+    @property
+    def territory_counts(self) -> tuple[int, int]:
+        """Black's and White's territory plus prisoners (captures and dead stones)."""
+        position, dead = self.position, self.dead
+        board = position.board()
+        dead_white = sum(1 for p in dead if board[p.row, p.col] == 2)
+        dead_black = len(dead) - dead_white
+        black = int((self.territory == 1).sum()) + position.captures(Color.BLACK) + dead_white
+        white = int((self.territory == 2).sum()) + position.captures(Color.WHITE) + dead_black
+        return black, white
+
+    def score(self, scoring: Scoring | None = None) -> Outcome:
+        """The outcome by ``scoring`` (default: the position's rules); komi goes to White."""
+        method = scoring or self.position.rules.scoring
+        if method is Scoring.AREA:
+            black, white = self.area_counts
+            white += self.handicap
+        else:
+            black, white = self.territory_counts
+        return _outcome(black, white, self.position.komi)
+
+    @property
+    def outcome(self) -> Outcome:
+        """The outcome by the position's rules."""
+        return self.score()
+
+    @property
+    def decided(self) -> bool:
+        """Whether the winner stays the same whichever way the unsettled stones go."""
+        if not self.unsettled:
+            return True
+        winners = set()
+        for favoured in (Color.BLACK, Color.WHITE):
+            dead = {p for p in self.dead if p not in self.unsettled}
+            for point in self.unsettled:
+                if self.position.color_at(point) is favoured.opponent:
+                    dead.add(point)
+            outcome = score(self.position, dead)
+            if self.position.rules.scoring is Scoring.AREA and outcome.black_score is not None:
+                margin = outcome.black_score - (outcome.white_score or 0.0) - self.handicap
+                winners.add(Color.BLACK if margin > 0 else Color.WHITE if margin < 0 else None)
+            else:
+                winners.add(outcome.winner)
+        return len(winners) == 1
+
+
+def count(position: GoPosition, *, handicap: int = 0, playouts: int | None = None) -> Count:
+    """Judge a finished game as a referee would: which stones are dead or in seki, who owns every
+    point, and the score by the position's rules.
+
+    What is certain comes first: Benson's algorithm finds the chains no attack can capture and the
+    regions they enclose in which the opponent can never make an eye (stones there are dead).
+    Every other stone is judged by ``playouts`` (default :func:`default_playouts`) continuations
+    of the game by a tactical policy (captures, escapes from atari, no self-atari of two stones or
+    more, no filling of one's own true eyes, nothing played inside the certain territories): a
+    stone is alive when, with its opponent moving first, its point is still its colour's at the
+    end of at least half the playouts, and in seki when it then keeps a liberty shared with the
+    opponent's stones that neither side can fill. Stones with a rate between 0.3 and 0.7 are
+    reported as :attr:`Count.unsettled` rather than decided silently.
+
+    Deterministic: the playouts' random generator is seeded from the position itself, so the
+    same position always gets the same answer. A resigned game is counted as it stands.
+    ``handicap``: the handicap stones Black was given (see :attr:`Count.handicap`).
+    """
+    if handicap < 0:
+        raise ValueError(f"handicap must not be negative, not {handicap}")
     size = position.size
+    nn = size * size
     state = position.arrays()
-    state[10 * size * size + K.F_PASSES] = 0
-    rng = np.array([seed * 0x9E3779B97F4A7C15 % (1 << 63) or 1], dtype=np.int64)
-    total = np.zeros(size * size, dtype=np.int64)
-    K.playouts(
+    status = np.empty(nn, dtype=np.int64)
+    rate = np.empty(nn, dtype=np.float64)
+    flags = np.empty(nn, dtype=np.int64)
+    CK.judge(
         state,
         size,
-        position.komi,
         position.rules.suicide_allowed,
-        playouts,
-        3 * size * size + 100,
-        rng,
-        total,
+        default_playouts(size) if playouts is None else playouts,
+        default_simulations(size),
+        status,
+        rate,
+        flags,
     )
-    return (total / max(playouts, 1)).reshape(size, size)
-
-
-def estimate_dead_stones(
-    position: GoPosition, playouts: int = 256, seed: int = 1, threshold: float = 0.5
-) -> frozenset[Point]:
-    """Guess the dead stones of a finished game from uniformly random playouts.
-
-    A string is called dead when, averaged over its stones and over ``playouts`` random
-    continuations (both players playing uniformly random moves that do not fill their own true
-    eyes), the opponent owns its points at the end with a margin above ``threshold``.
-
-    Limits, honestly: random playouts know nothing of tactics. They are right about stones that
-    are clearly captured or clearly alive in a finished game, but can be wrong about seki (random
-    play often destroys one side of a seki; the threshold keeps most seki stones alive),
-    semeai (capturing races) decided by a liberty, groups whose life needs one precise reply, and
-    unfinished positions with large open areas. Use it to score bot games and records, not to
-    settle a disputed result.
-    """
-    owned = ownership(position, playouts, seed).reshape(-1)
-    size = position.size
-    cells = position.board().reshape(-1)
-    dead: set[Point] = set()
-    seen: set[int] = set()
-    board = _Board(position, ())
-    for p in range(size * size):
-        value = int(cells[p])
-        if not value or p in seen:
-            continue
-        block, _ = board.block(p)
-        seen |= block
-        sign = 1.0 if value == K.BLACK else -1.0
-        mean = sum(float(owned[q]) for q in block) / len(block)
-        if sign * mean < -threshold:
-            dead.update(Point(*divmod(q, size)) for q in block)
-    return frozenset(dead)
-
-
-def auto_score(position: GoPosition, playouts: int = 256, seed: int = 1) -> Outcome:
-    """Score a finished game without a person: :func:`estimate_dead_stones`, then the rules'
-    scoring (a resignation is returned as such)."""
-    if position.resigned is not None:
-        return Outcome(position.resigned.opponent, by_resignation=True)
-    return score(position, estimate_dead_stones(position, playouts, seed))
+    owner = np.empty(nn, dtype=np.int64)
+    territory = np.empty(nn, dtype=np.int64)
+    CK.tally(state[:nn], size, status, owner, territory)
+    statuses: dict[Point, StoneStatus] = {}
+    rates: dict[Point, float] = {}
+    unsettled, proven = [], []
+    for p in np.flatnonzero(status).tolist():
+        point = Point(*divmod(p, size))
+        statuses[point] = _STATUSES[int(status[p])]
+        rates[point] = float(rate[p])
+        if flags[p] & CK.FL_UNSETTLED:
+            unsettled.append(point)
+        if flags[p] & CK.FL_PROVEN:
+            proven.append(point)
+    return Count(
+        position,
+        statuses,
+        handicap,
+        rates,
+        frozenset(unsettled),
+        frozenset(proven),
+        owner.astype(np.int8).reshape(size, size),
+        territory.astype(np.int8).reshape(size, size),
+    )

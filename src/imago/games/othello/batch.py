@@ -15,6 +15,10 @@ The same layer serves self-play (:mod:`imago.rl`), the search's roots
     mask = batch.legal_mask()          # (256, 37) bool
     batch.step(actions)                # status per game: OK, or why the action was refused
     batch.scores()                     # Black - White discs, empties to the winner
+    batch.reset(np.flatnonzero(batch.done))
+
+A move cap (``max_moves``, none by default) stops a game early: :attr:`OthelloBatch.done` is
+then true while :meth:`OthelloBatch.over` (ended by the rules) is not.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ import numpy as np
 import numpy.typing as npt
 from numba import njit
 
+from imago.core.color import Color
 from imago.core.errors import IllegalMoveError, IllegalReason
 from imago.games.othello import _kernels as _k
 from imago.games.othello import bitboard as bb
@@ -102,6 +107,7 @@ def _step(
     active: np.ndarray,
     size: int,
     mask: np.uint64,
+    max_moves: int,
     status: np.ndarray,
 ) -> None:
     nn = size * size
@@ -142,9 +148,51 @@ def _step(
         for k in range(boards.shape[1] - 1, 0, -1):
             boards[i, k] = boards[i, k - 1]
         write_board(black[i], white[i], size, boards[i, 0])
-        done[i] = (_k.legal(o, p) & mask) == np.uint64(0) and (_k.legal(p, o) & mask) == np.uint64(
-            0
-        )
+        done[i] = moves[i] >= max_moves or _is_over(p, o, mask)
+
+
+@njit(cache=True)
+def _is_over(p: np.uint64, o: np.uint64, mask: np.uint64) -> bool:
+    """Neither player has a move."""
+    return (_k.legal(o, p) & mask) == np.uint64(0) and (_k.legal(p, o) & mask) == np.uint64(0)
+
+
+@njit(cache=True)
+def _over(black: np.ndarray, white: np.ndarray, mask: np.uint64, out: np.ndarray) -> None:
+    for i in range(black.shape[0]):
+        out[i] = _is_over(black[i], white[i], mask)
+
+
+@njit(cache=True)
+def _scores(
+    black: np.ndarray, white: np.ndarray, mask: np.uint64, indices: np.ndarray, out: np.ndarray
+) -> None:
+    for j in range(indices.shape[0]):
+        out[j] = disc_difference(black[indices[j]], white[indices[j]], mask)
+
+
+@njit(cache=True)
+def _reset_rows(
+    black: np.ndarray,
+    white: np.ndarray,
+    to_play: np.ndarray,
+    boards: np.ndarray,
+    moves: np.ndarray,
+    done: np.ndarray,
+    indices: np.ndarray,
+    start_black: np.uint64,
+    start_white: np.uint64,
+    size: int,
+) -> None:
+    """Put the games ``indices`` back at the start position."""
+    for i in indices:
+        black[i] = start_black
+        white[i] = start_white
+        to_play[i] = 1
+        for k in range(boards.shape[1]):
+            write_board(start_black, start_white, size, boards[i, k])
+        moves[i] = 0
+        done[i] = False
 
 
 @njit(cache=True)
@@ -169,16 +217,25 @@ class OthelloBatch:
     """``n`` Othello games on one board size, stepped together (see the module docstring).
 
     ``history`` boards per game are kept for features (newest first; before the start the
-    oldest board is repeated, as :mod:`imago.nn.features` does).
+    oldest board is repeated, as :mod:`imago.nn.features` does). ``max_moves`` (default: none)
+    stops a game that long, passes included.
     """
 
     game = "othello"
 
-    def __init__(self, n: int, size: int = 8, *, history: int = 1) -> None:
+    def __init__(
+        self, n: int, size: int = 8, *, history: int = 1, max_moves: int | None = None
+    ) -> None:
         if size not in SIZES:
             raise ValueError(f"Othello is played on {', '.join(map(str, SIZES))} boards")
         if n < 1 or history < 1:
             raise ValueError("a batch needs at least one game and one board of history")
+        if max_moves is not None and max_moves < 1:
+            raise ValueError("max_moves must be positive")
+        self.max_moves = max_moves
+        self._cap = np.iinfo(np.int64).max if max_moves is None else max_moves
+        start = OthelloState(size)
+        self._start_black, self._start_white = start.bitboards()
         self.size = size
         self.num_actions = size * size + 1
         self.mask = np.uint64(bb.board_mask(size))
@@ -191,11 +248,13 @@ class OthelloBatch:
         self.reset()
 
     @classmethod
-    def from_states(cls, states: Sequence[OthelloState], *, history: int = 1) -> OthelloBatch:
+    def from_states(
+        cls, states: Sequence[OthelloState], *, history: int = 1, max_moves: int | None = None
+    ) -> OthelloBatch:
         """A batch holding these positions (one board size), with their game histories."""
         if not states:
             raise ValueError("no positions")
-        batch = cls(len(states), states[0].size, history=history)
+        batch = cls(len(states), states[0].size, history=history, max_moves=max_moves)
         for i, state in enumerate(states):
             batch.set_state(i, state)
         return batch
@@ -227,24 +286,58 @@ class OthelloBatch:
         out[self.done] = False
         return out
 
-    def scores(self) -> npt.NDArray[np.float64]:
-        """Black's discs minus White's, the empty squares given to the winner (the WTHOR and
-        FFO convention)."""
-        return np.array(
-            [disc_difference(b, w, self.mask) for b, w in zip(self.black, self.white, strict=True)],
-            dtype=np.float64,
-        )
+    def scores(self, indices: npt.ArrayLike | None = None) -> npt.NDArray[np.float64]:
+        """Black's discs minus White's in the games ``indices`` (default: all), the empty
+        squares given to the winner (the WTHOR and FFO convention)."""
+        chosen = self._indices(indices)
+        out = np.zeros(len(chosen), dtype=np.float64)
+        _scores(self.black, self.white, self.mask, chosen, out)
+        return out
+
+    def over(self) -> npt.NDArray[np.bool_]:
+        """Which games the rules have ended (neither side can move). :attr:`done` also counts
+        the games stopped by the move cap: ``done & ~over()`` are the truncated ones."""
+        out = np.zeros(self.n, dtype=np.bool_)
+        _over(self.black, self.white, self.mask, out)
+        return out
 
     def board(self, index: int) -> npt.NDArray[np.int8]:
         """Game ``index``'s board as ``(size, size)`` (0 empty, 1 black, 2 white)."""
         return self.boards[index, 0].reshape(self.size, self.size).copy()
 
+    def state(self, index: int) -> OthelloState:
+        """Game ``index`` as an :class:`OthelloState` (without its ``previous`` chain)."""
+        color = Color.BLACK if self.colors[index] == 1 else Color.WHITE
+        return OthelloState._position(
+            self.size,
+            int(self.black[index]),
+            int(self.white[index]),
+            color,
+            move_number=int(self.moves[index]),
+        )
+
     def reset(self, indices: npt.ArrayLike | None = None) -> None:
         """Put the games ``indices`` (default: all) back at the start position."""
-        chosen = np.arange(self.n) if indices is None else np.asarray(indices, dtype=np.int64)
-        start = OthelloState(self.size)
-        for i in chosen:
-            self.set_state(int(i), start)
+        _reset_rows(
+            self.black,
+            self.white,
+            self.colors,
+            self.boards,
+            self.moves,
+            self.done,
+            self._indices(indices),
+            self._start_black,
+            self._start_white,
+            self.size,
+        )
+
+    def _indices(self, indices: npt.ArrayLike | None) -> npt.NDArray[np.int64]:
+        if indices is None:
+            return np.arange(self.n, dtype=np.int64)
+        chosen = np.asarray(indices, dtype=np.int64).reshape(-1)
+        if chosen.size and (chosen.min() < 0 or chosen.max() >= self.n):
+            raise IndexError(f"game indices must be in 0..{self.n - 1}")
+        return chosen
 
     def set_state(self, index: int, state: OthelloState) -> None:
         """Make game ``index`` the position ``state`` (of the batch's board size)."""
@@ -265,7 +358,7 @@ class OthelloBatch:
         for k in range(self.history):
             self.boards[index, k] = boards[min(k, len(boards) - 1)]
         self.moves[index] = state.move_number
-        self.done[index] = state.is_over()
+        self.done[index] = state.is_over() or state.move_number >= self._cap
 
     def step(
         self, actions: npt.ArrayLike, active: npt.ArrayLike | None = None
@@ -295,6 +388,7 @@ class OthelloBatch:
             on,
             self.size,
             self.mask,
+            self._cap,
             status,
         )
         return status

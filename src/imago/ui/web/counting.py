@@ -2,7 +2,8 @@
 
 :func:`count_go` is the one adapter to the rules' public scoring API (the same calls that
 ``imago play`` and GTP's ``final_score`` make through :mod:`imago.gtp.go_support`), so the
-page counts exactly as the rest of imago does, and follows it when the estimate improves.
+page counts exactly as the rest of imago does: dead stones and seki as the referee's count
+(:func:`imago.games.go.count`) judges them until the user marks others.
 :func:`territory` only says which points to shade for whom; the numbers come from the rules.
 """
 
@@ -25,12 +26,18 @@ class GoCount:
     outcome: Outcome
 
 
-def count_go(position: GameState, dead: frozenset[Point] | None = None) -> GoCount:
-    """Count a finished Go position with ``dead`` stones removed (``None``: the engine's
-    estimate of them)."""
+def count_go(
+    position: GameState, dead: frozenset[Point] | None = None, handicap: int = 0
+) -> GoCount:
+    """Count a finished Go position with ``dead`` stones removed (``None``: the referee's
+    judgement of them, :func:`imago.games.go.count`); ``handicap``: the stones Black was given
+    (a point each for White under area counting)."""
     if dead is None:
-        dead = go_support.dead_stones(position)
-    return GoCount(dead, go_support.seki_stones(position, dead), go_support.score(position, dead))
+        judged = go_support.judged(position, handicap)
+        return GoCount(judged.dead, judged.seki, judged.outcome)
+    return GoCount(
+        dead, go_support.seki_stones(position, dead), go_support.score(position, handicap, dead)
+    )
 
 
 def string_of(position: GameState, start: Point) -> frozenset[Point]:

@@ -513,7 +513,7 @@ class Session:
         if not group:
             raise ClientError("click a stone to mark its group dead or alive")
         dead = count.dead - group if group <= count.dead else count.dead | group
-        self.counts[node] = count_go(state, frozenset(dead))
+        self.counts[node] = count_go(state, frozenset(dead), self._handicap(node))
         self._send_state()
 
     def on_accept_count(self, message: Json) -> None:
@@ -523,11 +523,21 @@ class Session:
             raise ClientError("there is no count to accept")
         self._end(Ending(count.outcome.result(), "count"))
 
+    @staticmethod
+    def _handicap(node: GameNode) -> int:
+        """The handicap stones the record says Black was given (``HA``; 0 when absent or not
+        a number): White's points for them under area counting."""
+        text = node.root().get_text("HA")
+        try:
+            return max(0, int(text or 0))
+        except ValueError:
+            return 0
+
     def _game_end(self, node: GameNode, state: GameState) -> None:
         """A position that is over: count it (Go) or end the game (Othello)."""
         if state.game == "go":
             if getattr(state, "resigned", None) is None and node not in self.counts:
-                self.counts[node] = count_go(state)
+                self.counts[node] = count_go(state, handicap=self._handicap(node))
             return
         if self.mode == "play" and self.ending is None:
             outcome = state.outcome()

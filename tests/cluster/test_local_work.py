@@ -1,0 +1,131 @@
+"""Matches and self-play on local worker processes: the same games as in one process (same
+seeds), and a worker killed mid-way losing only its games under way, replayed, nothing
+counted twice."""
+
+from __future__ import annotations
+
+import os
+import signal
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from imago.arena.match import run_games
+from imago.cluster import InlineExecutor, ProcessExecutor, Tally
+
+pytest.importorskip("torch")
+
+from work import SCHEDULE, SETTINGS, folder_games, new_run, selfplay_config
+from work import run_games as selfplay_games
+
+from imago.rl.folder import read_infos
+from imago.rl.workers import SelfPlayPool
+
+
+@pytest.mark.slow
+def test_a_match_on_processes_with_a_worker_killed_plays_every_game_once(tmp_path: Path) -> None:
+    alone = run_games(SETTINGS, SCHEDULE, folder=tmp_path / "one")
+    lost: list[int] = []
+    tally = Tally()
+    with ProcessExecutor(2) as executor:
+
+        def on_result(record: object) -> bool:
+            if not lost and tally.done == 1:
+                busy = executor.pids(busy=True)
+                assert busy, "no game under way to kill"
+                os.kill(busy[0], signal.SIGKILL)
+            return False
+
+        records = run_games(
+            SETTINGS, SCHEDULE, folder=tmp_path / "two", executor=executor, tally=tally,
+            on_result=on_result, on_lost=lambda p, e, n: lost.append(p.index),
+        )  # fmt: skip
+    assert len(lost) == 1  # one game was under way in the killed process ...
+    assert [r.index for r in records] == list(range(len(SCHEDULE)))  # ... and played again
+    # the same games as in one process (same seeds), each saved once
+    assert [(r.winner, r.moves) for r in records] == [(r.winner, r.moves) for r in alone]
+    assert folder_games(tmp_path / "two") == folder_games(tmp_path / "one")
+
+
+@pytest.mark.slow
+def test_selfplay_on_processes_plays_the_games_of_one_process_and_survives_a_kill(
+    tmp_path: Path,
+) -> None:
+    config = selfplay_config()
+    results = []
+    for name, executor in (("inline", InlineExecutor()), ("processes", ProcessExecutor(2))):
+        folder = new_run(tmp_path / name)
+        with executor:
+            pool = SelfPlayPool(executor, folder, config, 2, name="A", step_games=2)
+            stats = pool.play(games=6)
+            pool.close()
+        assert stats.games >= 6
+        results.append(selfplay_games(folder))
+    inline, processes = results
+    assert inline == processes  # the same games, by worker and index, on either executor
+    assert {worker for worker, _ in inline} == {"Aw0", "Aw1"}
+
+    # a worker killed in the middle: its share is played by the other, nothing twice
+    folder = new_run(tmp_path / "killed")
+    with ProcessExecutor(2) as executor:
+        pool = SelfPlayPool(executor, folder, config, 2, name="K", step_games=1)
+        killed: list[int] = []
+
+        def report(stage: str, done: float, total: float, text: str) -> None:
+            busy = executor.pids(busy=True)
+            if not killed and pool.tally.done >= 1 and busy:
+                os.kill(busy[-1], signal.SIGKILL)
+                killed.append(busy[-1])
+
+        pool.play(games=8, report=report)
+        pool.close()
+    games = selfplay_games(folder)
+    assert killed and pool.lost == 1
+    assert any(name.endswith("r1") for name in pool.names())  # a replacement, named anew
+    assert len(games) >= 8 and folder.games_in_round(0) == len(games)
+    assert [row["worker"] for row in folder.metrics("worker_lost")] == [
+        n for n in ("Kw0", "Kw1") if n not in pool.names()
+    ]
+
+
+@pytest.mark.slow
+def test_following_workers_take_up_a_newly_promoted_network_without_a_restart(
+    tmp_path: Path,
+) -> None:
+    import shutil
+    import threading
+
+    folder = new_run(tmp_path / "run")
+    stop = threading.Event()
+    with ProcessExecutor(2) as executor:
+        pool = SelfPlayPool(executor, folder, selfplay_config(), 2, name="F", step_games=1)
+        pids = sorted(executor.pids())
+
+        def report(stage: str, done: float, total: float, text: str) -> None:
+            if folder.latest() == 0 and folder.games_in_round(0) >= 2:
+                # a trainer elsewhere makes generation 1 and promotes it
+                for suffix in (".pt", ".onnx"):
+                    shutil.copy(folder.model_path(0, suffix), folder.model_path(1, suffix))
+                folder.write_lineage(1, {"generation": 1, "parent": 0, "source": "test"})
+                folder.promote(1, "test")
+            if folder.latest() == 1 and 1 in generations(folder, 1):
+                stop.set()
+
+        pool.play(follow=True, stop=stop, report=report)
+        assert sorted(executor.pids()) == pids  # the same worker processes throughout
+        pool.close()
+    assert pool.names() == ["Fw0", "Fw1"] and pool.lost == 0
+    assert selfplay_games(folder, 1)  # the new round's games, each once
+    assert 1 in generations(folder, 1)  # played by the promoted network
+    assert generations(folder, 0) == {0}
+
+
+def generations(folder: Any, round_: int) -> set[int]:
+    """The generations that played a round's games (as written beside them)."""
+    return {
+        info["generation"]
+        for holdout in (False, True)
+        for path in folder.example_files(round_, holdout)
+        for info in read_infos(path)
+    }
