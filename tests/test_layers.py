@@ -1,7 +1,7 @@
 """The architecture, checked: imports between imago's packages flow one way.
 
     core -> cluster, games -> records -> agents -> gtp -> nn, train -> arena, ui -> envs
-         -> rl, bench -> cli
+         -> rl, bench, tune -> cli
 
 A module may import its own package and any package of a lower layer, never a higher one
 (plugin discovery by module name, as the agent and benchmark registries do, is not an import).
@@ -30,6 +30,7 @@ LAYERS = {
     "envs": 8,
     "rl": 9,
     "bench": 9,
+    "tune": 9,
     "cli": 10,
 }
 ROOT = Path(imago.__file__).parent

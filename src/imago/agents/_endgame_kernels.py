@@ -23,6 +23,12 @@ Negamax with alpha-beta over bitboards (see :mod:`imago.agents._othello_kernels`
 Move lists live in a preallocated ``scratch`` array (one row per number of empties, see
 :func:`new_scratch`), so the search allocates nothing per node.
 
+Every kernel takes the board ``size``: 8, or 6 / 4 for a board in the top-left corner of the
+bitboards (moves and empty squares masked to the board, its own corners, parity quadrants and
+number of squares, read from :data:`imago.agents._othello_kernels.GEOMETRY`). The pattern
+evaluation is 8x8 only: on smaller boards the cheap probe orders moves at every depth and the
+root's first guess is 0.
+
 Scores are final disc differences for the player to move, empties to the winner. ``table``
 is the pattern evaluation's ``int32[stages, table]`` weights (hundredths of a disc); it
 affects only the order of the search and the first guess, never the score.
@@ -36,13 +42,15 @@ import numba
 import numpy as np
 
 from imago.agents._othello_kernels import (
-    C_SQUARES,
-    CORNERS,
+    G_CORNERS,
+    G_MASK,
+    G_NEXT_TO_CORNERS,
+    G_QUADRANTS,
+    GEOMETRY,
     QUADRANT,
-    QUADRANT_MASK,
     U0,
     U1,
-    X_SQUARES,
+    board_squares,
     final_score,
     flips,
     legal_moves,
@@ -80,12 +88,6 @@ _HASH1 = np.uint64(0x9E3779B97F4A7C15)
 _HASH2 = np.uint64(0xC2B2AE3D27D4EB4F)
 _S29 = np.uint64(29)
 
-# Square classes for the static order of the small solver: corners, then the rest, then the
-# squares next to corners (X and C squares).
-SQUARE_CLASS = np.array(
-    [CORNERS, ~(CORNERS | X_SQUARES | C_SQUARES), X_SQUARES | C_SQUARES], dtype=np.uint64
-)
-
 
 def new_scratch() -> np.ndarray:
     """Per-depth move-ordering buffers (row = empties) so the search allocates nothing."""
@@ -109,44 +111,54 @@ def _slot(p: np.uint64, o: np.uint64, mask: int) -> int:
 
 
 @numba.njit(cache=True)
-def solve_1(p: np.uint64, o: np.uint64, sq: int, stats: np.ndarray) -> int:
-    """The exact score with one empty square ``sq``."""
+def solve_1(p: np.uint64, o: np.uint64, sq: int, squares: int, stats: np.ndarray) -> int:
+    """The exact score with one empty square ``sq`` on a board of ``squares`` squares."""
     stats[0] += 1
     np_ = popcount(p)
     f = flips(p, o, sq)
     if f:
-        return 2 * np_ - 62 + 2 * popcount(f)
+        return 2 * np_ - squares + 2 + 2 * popcount(f)
     f = flips(o, p, sq)
     if f:
-        return 2 * np_ - 64 - 2 * popcount(f)
-    diff = 2 * np_ - 63
+        return 2 * np_ - squares - 2 * popcount(f)
+    diff = 2 * np_ - squares + 1
     return diff + 1 if diff > 0 else diff - 1
 
 
 @numba.njit(cache=True)
-def _parity_odd(empty: np.uint64) -> np.uint64:
+def _parity_odd(empty: np.uint64, size: int) -> np.uint64:
+    """The quadrants of the ``size`` board with an odd number of ``empty`` squares."""
     odd = U0
     for q in range(4):
-        if popcount(empty & QUADRANT_MASK[q]) & 1:
-            odd |= QUADRANT_MASK[q]
+        quadrant = GEOMETRY[size, G_QUADRANTS + q]
+        if popcount(empty & quadrant) & 1:
+            odd |= quadrant
     return odd
 
 
-@numba.njit("int64(uint64, uint64, int64, int64, int64, int64, int64[::1])", cache=True)
+@numba.njit("int64(uint64, uint64, int64, int64, int64, int64, int64, int64[::1])", cache=True)
 def solve_2(
-    p: np.uint64, o: np.uint64, alpha: int, beta: int, x1: int, x2: int, stats: np.ndarray
+    p: np.uint64,
+    o: np.uint64,
+    alpha: int,
+    beta: int,
+    x1: int,
+    x2: int,
+    squares: int,
+    stats: np.ndarray,
 ) -> int:
-    """The exact score with the two empty squares ``x1``, ``x2`` (fail-soft)."""
+    """The exact score with the two empty squares ``x1``, ``x2`` (fail-soft) on a board of
+    ``squares`` squares."""
     stats[0] += 1
     best = -INF
     f = flips(p, o, x1)
     if f:
-        best = -solve_1(o ^ f, p | f | (U1 << np.uint64(x1)), x2, stats)
+        best = -solve_1(o ^ f, p | f | (U1 << np.uint64(x1)), x2, squares, stats)
         if best >= beta:
             return best
     f = flips(p, o, x2)
     if f:
-        v = -solve_1(o ^ f, p | f | (U1 << np.uint64(x2)), x1, stats)
+        v = -solve_1(o ^ f, p | f | (U1 << np.uint64(x2)), x1, squares, stats)
         return v if v > best else best
     if best != -INF:
         return best
@@ -155,19 +167,21 @@ def solve_2(
     worst = INF
     f = flips(o, p, x1)
     if f:
-        worst = solve_1(p ^ f, o | f | (U1 << np.uint64(x1)), x2, stats)
+        worst = solve_1(p ^ f, o | f | (U1 << np.uint64(x1)), x2, squares, stats)
         if worst <= alpha:
             return worst
     f = flips(o, p, x2)
     if f:
-        v = solve_1(p ^ f, o | f | (U1 << np.uint64(x2)), x1, stats)
+        v = solve_1(p ^ f, o | f | (U1 << np.uint64(x2)), x1, squares, stats)
         return v if v < worst else worst
     if worst != INF:
         return worst
-    return final_score(p, o)
+    return final_score(p, o, squares)
 
 
-@numba.njit("int64(uint64, uint64, int64, int64, int64, int64, int64, int64[::1])", cache=True)
+@numba.njit(
+    "int64(uint64, uint64, int64, int64, int64, int64, int64, int64, int64[::1])", cache=True
+)
 def solve_3(
     p: np.uint64,
     o: np.uint64,
@@ -176,31 +190,35 @@ def solve_3(
     x1: int,
     x2: int,
     x3: int,
+    size: int,
     stats: np.ndarray,
 ) -> int:
     """The exact score with three empty squares, the one alone in its quadrant first."""
     stats[0] += 1
+    squares = board_squares(size)
     # Parity order: a square sharing its quadrant with another one goes after the lone one.
-    if QUADRANT[x1] == QUADRANT[x2]:
+    if QUADRANT[size, x1] == QUADRANT[size, x2]:
         x1, x3 = x3, x1
-    elif QUADRANT[x1] == QUADRANT[x3]:
+    elif QUADRANT[size, x1] == QUADRANT[size, x3]:
         x1, x2 = x2, x1
     best = -INF
     f = flips(p, o, x1)
     if f:
-        best = -solve_2(o ^ f, p | f | (U1 << np.uint64(x1)), -beta, -alpha, x2, x3, stats)
+        best = -solve_2(o ^ f, p | f | (U1 << np.uint64(x1)), -beta, -alpha, x2, x3, squares, stats)
         if best >= beta:
             return best
     f = flips(p, o, x2)
     if f:
-        v = -solve_2(o ^ f, p | f | (U1 << np.uint64(x2)), -beta, -max(alpha, best), x1, x3, stats)
+        np_ = p | f | (U1 << np.uint64(x2))
+        v = -solve_2(o ^ f, np_, -beta, -max(alpha, best), x1, x3, squares, stats)
         if v > best:
             best = v
             if v >= beta:
                 return best
     f = flips(p, o, x3)
     if f:
-        v = -solve_2(o ^ f, p | f | (U1 << np.uint64(x3)), -beta, -max(alpha, best), x1, x2, stats)
+        np_ = p | f | (U1 << np.uint64(x3))
+        v = -solve_2(o ^ f, np_, -beta, -max(alpha, best), x1, x2, squares, stats)
         if v > best:
             best = v
     if best != -INF:
@@ -210,53 +228,69 @@ def solve_3(
     worst = INF
     f = flips(o, p, x1)
     if f:
-        worst = solve_2(p ^ f, o | f | (U1 << np.uint64(x1)), alpha, beta, x2, x3, stats)
+        worst = solve_2(p ^ f, o | f | (U1 << np.uint64(x1)), alpha, beta, x2, x3, squares, stats)
         if worst <= alpha:
             return worst
     f = flips(o, p, x2)
     if f:
-        v = solve_2(p ^ f, o | f | (U1 << np.uint64(x2)), alpha, min(beta, worst), x1, x3, stats)
+        no = o | f | (U1 << np.uint64(x2))
+        v = solve_2(p ^ f, no, alpha, min(beta, worst), x1, x3, squares, stats)
         if v < worst:
             worst = v
             if v <= alpha:
                 return v
     f = flips(o, p, x3)
     if f:
-        v = solve_2(p ^ f, o | f | (U1 << np.uint64(x3)), alpha, min(beta, worst), x1, x2, stats)
+        no = o | f | (U1 << np.uint64(x3))
+        v = solve_2(p ^ f, no, alpha, min(beta, worst), x1, x2, squares, stats)
         if v < worst:
             worst = v
     if worst != INF:
         return worst
-    return final_score(p, o)
+    return final_score(p, o, squares)
 
 
-@numba.njit("int64(uint64, uint64, int64, int64, int64[::1])", cache=True)
-def solve_small(p: np.uint64, o: np.uint64, alpha: int, beta: int, stats: np.ndarray) -> int:
+@numba.njit(cache=True, inline="always")
+def _square_class(size: int, k: int) -> np.uint64:
+    """Square classes of the small solver's static order: corners, then the squares not next
+    to a corner, then the X and C squares."""
+    if k == 0:
+        return GEOMETRY[size, G_CORNERS]
+    if k == 1:
+        return ~(GEOMETRY[size, G_CORNERS] | GEOMETRY[size, G_NEXT_TO_CORNERS])
+    return GEOMETRY[size, G_NEXT_TO_CORNERS]
+
+
+@numba.njit("int64(uint64, uint64, int64, int64, int64, int64[::1])", cache=True)
+def solve_small(
+    p: np.uint64, o: np.uint64, alpha: int, beta: int, size: int, stats: np.ndarray
+) -> int:
     """Exact search with few empties, iterating over the empty squares in parity order (odd
     quadrants first), and within it corners first and X / C squares last."""
-    empty = ~(p | o)
+    empty = ~(p | o) & GEOMETRY[size, G_MASK]
     n = popcount(empty)
+    squares = board_squares(size)
     if n <= 3:
         if n == 3:
             x1 = lowest_square(empty)
             empty &= empty - U1
             x2 = lowest_square(empty)
             empty &= empty - U1
-            return solve_3(p, o, alpha, beta, x1, x2, lowest_square(empty), stats)
+            return solve_3(p, o, alpha, beta, x1, x2, lowest_square(empty), size, stats)
         if n == 2:
             x1 = lowest_square(empty)
             empty &= empty - U1
-            return solve_2(p, o, alpha, beta, x1, lowest_square(empty), stats)
+            return solve_2(p, o, alpha, beta, x1, lowest_square(empty), squares, stats)
         if n == 1:
-            return solve_1(p, o, lowest_square(empty), stats)
+            return solve_1(p, o, lowest_square(empty), squares, stats)
         stats[0] += 1
-        return final_score(p, o)
+        return final_score(p, o, squares)
     stats[0] += 1
     best = -INF
-    odd = _parity_odd(empty)
+    odd = _parity_odd(empty, size)
     for phase in range(6):
         bits = empty & odd if phase < 3 else empty & ~odd
-        bits &= SQUARE_CLASS[phase % 3]
+        bits &= _square_class(size, phase % 3)
         while bits:
             sq = lowest_square(bits)
             bits &= bits - U1
@@ -265,28 +299,30 @@ def solve_small(p: np.uint64, o: np.uint64, alpha: int, beta: int, stats: np.nda
                 continue
             np_ = p | f | (U1 << np.uint64(sq))
             no = o ^ f
-            v = -solve_small(no, np_, -beta, -max(alpha, best), stats)
+            v = -solve_small(no, np_, -beta, -max(alpha, best), size, stats)
             if v > best:
                 best = v
                 if v >= beta:
                     return v
     if best == -INF:
-        if legal_moves(o, p) == U0:
-            return final_score(p, o)
-        return -solve_small(o, p, -beta, -alpha, stats)
+        if legal_moves(o, p) & GEOMETRY[size, G_MASK] == U0:
+            return final_score(p, o, squares)
+        return -solve_small(o, p, -beta, -alpha, size, stats)
     return best
 
 
 @numba.njit(cache=True)
-def _order_key(p: np.uint64, o: np.uint64, sq: int, f: np.uint64, odd: np.uint64) -> int:
+def _order_key(p: np.uint64, o: np.uint64, sq: int, f: np.uint64, odd: np.uint64, size: int) -> int:
     """Fastest-first: fewer opponent replies is better; corners and odd quadrants help."""
     np_ = p | f | (U1 << np.uint64(sq))
     no = o ^ f
-    replies = legal_moves(no, np_)
-    key = popcount(replies) * 16 + popcount(replies & CORNERS) * 16
-    key += potential_mobility(no, np_) * 2
+    mask = GEOMETRY[size, G_MASK]
+    corners = GEOMETRY[size, G_CORNERS]
+    replies = legal_moves(no, np_) & mask
+    key = popcount(replies) * 16 + popcount(replies & corners) * 16
+    key += potential_mobility(no, np_, mask) * 2
     bit = U1 << np.uint64(sq)
-    if bit & CORNERS:
+    if bit & corners:
         key -= 24
     if bit & odd:
         key -= 4
@@ -294,33 +330,37 @@ def _order_key(p: np.uint64, o: np.uint64, sq: int, f: np.uint64, odd: np.uint64
 
 
 @numba.njit(cache=True)
-def _quick_eval(p: np.uint64, o: np.uint64) -> int:
+def _quick_eval(p: np.uint64, o: np.uint64, size: int) -> int:
     """A cheap midgame guess for move ordering: mobility, corners, potential mobility."""
-    mp = legal_moves(p, o)
-    mo = legal_moves(o, p)
+    mask = GEOMETRY[size, G_MASK]
+    corners = GEOMETRY[size, G_CORNERS]
+    mp = legal_moves(p, o) & mask
+    mo = legal_moves(o, p) & mask
     score = 8 * (popcount(mp) - popcount(mo))
-    score += 24 * (popcount(p & CORNERS) - popcount(o & CORNERS))
-    score += 8 * (popcount(mp & CORNERS) - popcount(mo & CORNERS))
-    score += potential_mobility(p, o) - potential_mobility(o, p)
+    score += 24 * (popcount(p & corners) - popcount(o & corners))
+    score += 8 * (popcount(mp & corners) - popcount(mo & corners))
+    score += potential_mobility(p, o, mask) - potential_mobility(o, p, mask)
     return score
 
 
-@numba.njit("int64(uint64, uint64, int64, int64, int64)", cache=True)
-def _probe(p: np.uint64, o: np.uint64, depth: int, alpha: int, beta: int) -> int:
+@numba.njit("int64(uint64, uint64, int64, int64, int64, int64)", cache=True)
+def _probe(p: np.uint64, o: np.uint64, depth: int, alpha: int, beta: int, size: int) -> int:
     """A shallow alpha-beta search with :func:`_quick_eval` at the leaves (ordering only)."""
     if depth == 0:
-        return _quick_eval(p, o)
-    moves = legal_moves(p, o)
+        return _quick_eval(p, o, size)
+    mask = GEOMETRY[size, G_MASK]
+    moves = legal_moves(p, o) & mask
     if moves == U0:
-        if legal_moves(o, p) == U0:
-            return final_score(p, o) * 64
-        return -_probe(o, p, depth, -beta, -alpha)
+        if legal_moves(o, p) & mask == U0:
+            return final_score(p, o, board_squares(size)) * 64
+        return -_probe(o, p, depth, -beta, -alpha, size)
     best = -100000
     while moves:
         sq = lowest_square(moves)
         moves &= moves - U1
         f = flips(p, o, sq)
-        v = -_probe(o ^ f, p | f | (U1 << np.uint64(sq)), depth - 1, -beta, -max(alpha, best))
+        np_ = p | f | (U1 << np.uint64(sq))
+        v = -_probe(o ^ f, np_, depth - 1, -beta, -max(alpha, best), size)
         if v > best:
             best = v
             if v >= beta:
@@ -356,31 +396,40 @@ def _probe_patterns(
 
 
 @numba.njit(cache=True)
-def estimate(p: np.uint64, o: np.uint64, table: np.ndarray) -> int:
-    """An estimate of the final disc difference for ``p`` (even, within -64..64): a
-    pattern-evaluation search (``GUESS_DEPTHS`` plies), rounded."""
+def estimate(p: np.uint64, o: np.uint64, table: np.ndarray, size: int) -> int:
+    """An estimate of the final disc difference for ``p`` (even, within -64..64): on 8x8 a
+    pattern-evaluation search (``GUESS_DEPTHS`` plies), rounded; 0 on smaller boards."""
+    if size != 8:
+        return 0
     depth = GUESS_DEPTHS[popcount(~(p | o))]
     v = _probe_patterns(p, o, depth, -100000, 100000, table)
     g = 2 * int(np.round(v / 200.0))
     return min(max(g, -64), 64)
 
 
-@numba.njit("int64(uint64, uint64, int64, int64, int64[::1], int64[:, ::1])", cache=True)
+@numba.njit("int64(uint64, uint64, int64, int64, int64, int64[::1], int64[:, ::1])", cache=True)
 def solve_shallow(
-    p: np.uint64, o: np.uint64, alpha: int, beta: int, stats: np.ndarray, scratch: np.ndarray
+    p: np.uint64,
+    o: np.uint64,
+    alpha: int,
+    beta: int,
+    size: int,
+    stats: np.ndarray,
+    scratch: np.ndarray,
 ) -> int:
     """Exact search for a moderate number of empties: no table, parity / fastest-first order."""
-    empty = ~(p | o)
+    mask = GEOMETRY[size, G_MASK]
+    empty = ~(p | o) & mask
     n = popcount(empty)
     if n <= SMALL:
-        return solve_small(p, o, alpha, beta, stats)
+        return solve_small(p, o, alpha, beta, size, stats)
     stats[0] += 1
-    moves = legal_moves(p, o)
+    moves = legal_moves(p, o) & mask
     if moves == U0:
-        if legal_moves(o, p) == U0:
-            return final_score(p, o)
-        return -solve_shallow(o, p, -beta, -alpha, stats, scratch)
-    odd = _parity_odd(empty)
+        if legal_moves(o, p) & mask == U0:
+            return final_score(p, o, board_squares(size))
+        return -solve_shallow(o, p, -beta, -alpha, size, stats, scratch)
+    odd = _parity_odd(empty, size)
     squares = scratch[n, :64]
     keys = scratch[n, 64:]
     count = 0
@@ -389,7 +438,7 @@ def solve_shallow(
         sq = lowest_square(bits)
         bits &= bits - U1
         if n > 6:
-            key = _order_key(p, o, sq, flips(p, o, sq), odd)
+            key = _order_key(p, o, sq, flips(p, o, sq), odd, size)
         else:
             key = 0 if (U1 << np.uint64(sq)) & odd else 1
         # Insertion sort, stable for ties.
@@ -409,11 +458,11 @@ def solve_shallow(
         no = o ^ f
         a = max(alpha, best)
         if i == 0:
-            v = -solve_shallow(no, np_, -beta, -a, stats, scratch)
+            v = -solve_shallow(no, np_, -beta, -a, size, stats, scratch)
         else:
-            v = -solve_shallow(no, np_, -a - 1, -a, stats, scratch)
+            v = -solve_shallow(no, np_, -a - 1, -a, size, stats, scratch)
             if a < v < beta:
-                v = -solve_shallow(no, np_, -beta, -v, stats, scratch)
+                v = -solve_shallow(no, np_, -beta, -v, size, stats, scratch)
         if v > best:
             best = v
             if v >= beta:
@@ -422,59 +471,65 @@ def solve_shallow(
 
 
 @numba.njit(cache=True)
-def _stable_lower(p: np.uint64, o: np.uint64) -> int:
+def _stable_lower(p: np.uint64, o: np.uint64, size: int) -> int:
     """How many of ``o``'s discs are surely stable: full edges and corner-anchored edge runs."""
-    return popcount(_stable_bits(o, p))
+    return popcount(_stable_bits(o, p, size))
 
 
 @numba.njit(cache=True)
-def _stable_bits(p: np.uint64, o: np.uint64) -> np.uint64:
-    """Discs of ``p`` that can never flip: edge runs from corners, grown through full lines."""
-    occupied = p | o
-    # Full lines in each of the four directions.
-    full_h = U0
-    for r in range(8):
-        row = np.uint64(0xFF) << np.uint64(8 * r)
-        if occupied & row == row:
-            full_h |= row
-    full_v = U0
-    for c in range(8):
-        col = np.uint64(0x0101010101010101) << np.uint64(c)
-        if occupied & col == col:
-            full_v |= col
-    full_d1 = U0
-    full_d2 = U0
-    for sq in range(64):
-        bit = U1 << np.uint64(sq)
-        if not occupied & bit:
-            continue
-        r, c = sq // 8, sq % 8
-        ok = True
-        rr, cc = r - min(r, c), c - min(r, c)
-        while rr < 8 and cc < 8:
-            if not (occupied >> np.uint64(rr * 8 + cc)) & U1:
-                ok = False
-                break
-            rr += 1
-            cc += 1
-        if ok:
-            full_d1 |= bit
-        ok = True
-        k = min(r, 7 - c)
-        rr, cc = r - k, c + k
-        while rr < 8 and cc >= 0:
-            if not (occupied >> np.uint64(rr * 8 + cc)) & U1:
-                ok = False
-                break
-            rr += 1
-            cc -= 1
-        if ok:
-            full_d2 |= bit
-    stable = p & CORNERS
+def _full_diagonal(occupied: np.uint64, r: int, c: int, dc: int, size: int) -> bool:
+    """Whether the diagonal through ``(r, c)`` going down by ``dc`` columns a row is full."""
+    k = min(r, c) if dc == 1 else min(r, size - 1 - c)
+    rr, cc = r - k, c - k * dc
+    while rr < size and 0 <= cc < size:
+        if not (occupied >> np.uint64(rr * 8 + cc)) & U1:
+            return False
+        rr += 1
+        cc += dc
+    return True
+
+
+_LINES = ((0, 1), (1, 0), (1, 1), (1, -1))
+"""The four line directions (horizontal, vertical, both diagonals)."""
+
+
+@numba.njit(cache=True)
+def _stable_bits(p: np.uint64, o: np.uint64, size: int) -> np.uint64:
+    """Discs of ``p`` that can never flip on a ``size`` board: the corners, grown through
+    discs that in each line direction are on a full line, on the edge, or next to a stable
+    own disc."""
+    last = size - 1
+    corners = (
+        (U1 | (U1 << np.uint64(last)))
+        | (U1 << np.uint64(8 * last))
+        | (U1 << np.uint64(8 * last + last))
+    )
+    stable = p & corners
     if stable == U0:
         return stable
-    # Grow: a disc is stable if in each of the four line directions it is on a full line, on
-    # the edge beyond, or next to a stable own disc.
+    occupied = p | o
+    # full[d]: the occupied squares whose line in direction d is full.
+    full = np.zeros(4, dtype=np.uint64)
+    row = (U1 << np.uint64(size)) - U1
+    column = U0
+    for r in range(size):
+        column |= U1 << np.uint64(8 * r)
+    for k in range(size):
+        line = row << np.uint64(8 * k)
+        if occupied & line == line:
+            full[0] |= line
+        line = column << np.uint64(k)
+        if occupied & line == line:
+            full[1] |= line
+    bits = occupied
+    while bits:
+        sq = lowest_square(bits)
+        bits &= bits - U1
+        r, c = sq // 8, sq % 8
+        if _full_diagonal(occupied, r, c, 1, size):
+            full[2] |= U1 << np.uint64(sq)
+        if _full_diagonal(occupied, r, c, -1, size):
+            full[3] |= U1 << np.uint64(sq)
     candidates = p & ~stable
     changed = True
     while changed:
@@ -487,24 +542,13 @@ def _stable_bits(p: np.uint64, o: np.uint64) -> np.uint64:
             bit = U1 << np.uint64(sq)
             ok = True
             for d in range(4):
-                if d == 0:
-                    full = full_h
-                    dr, dc = 0, 1
-                elif d == 1:
-                    full = full_v
-                    dr, dc = 1, 0
-                elif d == 2:
-                    full = full_d1
-                    dr, dc = 1, 1
-                else:
-                    full = full_d2
-                    dr, dc = 1, -1
-                if full & bit:
+                if full[d] & bit:
                     continue
+                dr, dc = _LINES[d]
                 good = False
-                for sgn in (1, -1):
-                    rr, cc = r + sgn * dr, c + sgn * dc
-                    if rr < 0 or rr > 7 or cc < 0 or cc > 7:
+                for sign in (1, -1):
+                    rr, cc = r + sign * dr, c + sign * dc
+                    if rr < 0 or rr > last or cc < 0 or cc > last:
                         good = True
                         break
                     if (stable >> np.uint64(rr * 8 + cc)) & U1:
@@ -521,8 +565,8 @@ def _stable_bits(p: np.uint64, o: np.uint64) -> np.uint64:
 
 
 @numba.njit(
-    "int64(uint64, uint64, int64, int64, int64[::1], uint64[:, ::1], int8[:, ::1], int64[:, ::1],"
-    " int32[:, ::1])",
+    "int64(uint64, uint64, int64, int64, int64, int64[::1], uint64[:, ::1], int8[:, ::1],"
+    " int64[:, ::1], int32[:, ::1])",
     cache=True,
 )
 def solve_deep(
@@ -530,6 +574,7 @@ def solve_deep(
     o: np.uint64,
     alpha: int,
     beta: int,
+    size: int,
     stats: np.ndarray,
     keys: np.ndarray,
     data: np.ndarray,
@@ -537,18 +582,20 @@ def solve_deep(
     table: np.ndarray,
 ) -> int:
     """Exact search with a transposition table, fastest-first order, PVS, stability cutoff."""
-    empty = ~(p | o)
+    board = GEOMETRY[size, G_MASK]
+    empty = ~(p | o) & board
     n = popcount(empty)
     if n <= SHALLOW:
-        return solve_shallow(p, o, alpha, beta, stats, scratch)
+        return solve_shallow(p, o, alpha, beta, size, stats, scratch)
     stats[0] += 1
     if stats[1] > 0 and stats[0] > stats[1]:
         stats[2] = 1
         return 0
     # Stability cutoff: the opponent's stable discs bound the player's best score (only worth
     # computing when the opponent has few enough discs for it to matter).
-    if 64 - 2 * popcount(o) <= alpha:
-        top = 64 - 2 * _stable_lower(p, o)
+    squares_on_board = board_squares(size)
+    if squares_on_board - 2 * popcount(o) <= alpha:
+        top = squares_on_board - 2 * _stable_lower(p, o, size)
         if top <= alpha:
             return top
         if top < beta:
@@ -574,12 +621,12 @@ def solve_deep(
         alpha = max(alpha, lower)
         beta = min(beta, upper)
         tt_move = int(data[slot, TT_MOVE])
-    moves = legal_moves(p, o)
+    moves = legal_moves(p, o) & board
     if moves == U0:
-        if legal_moves(o, p) == U0:
-            return final_score(p, o)
-        return -solve_deep(o, p, -beta, -alpha, stats, keys, data, scratch, table)
-    odd = _parity_odd(empty)
+        if legal_moves(o, p) & board == U0:
+            return final_score(p, o, squares_on_board)
+        return -solve_deep(o, p, -beta, -alpha, size, stats, keys, data, scratch, table)
+    odd = _parity_odd(empty, size)
     squares = scratch[n, :64]
     order = scratch[n, 64:]
     count = 0
@@ -601,14 +648,14 @@ def solve_deep(
                 cs ^= np.int64(1)
         if sq == tt_move:
             key = -1000000
-        elif n >= PATTERN_EMPTIES:
+        elif n >= PATTERN_EMPTIES and size == 8:
             key = _probe_patterns(no, np_, PATTERN_DEPTHS[n], -100000, 100000, table)
             key += PATTERN_MOBILITY_WEIGHT * popcount(legal_moves(no, np_))
         elif n >= PROBE_EMPTIES:
-            key = _probe(no, np_, PROBE_DEPTHS[n], -100000, 100000)
-            key += MOBILITY_WEIGHT * popcount(legal_moves(no, np_))
+            key = _probe(no, np_, PROBE_DEPTHS[n], -100000, 100000, size)
+            key += MOBILITY_WEIGHT * popcount(legal_moves(no, np_) & board)
         else:
-            key = _order_key(p, o, sq, f, odd)
+            key = _order_key(p, o, sq, f, odd, size)
         i = count
         while i > 0 and order[i - 1] > key:
             order[i] = order[i - 1]
@@ -627,11 +674,11 @@ def solve_deep(
         no = o ^ f
         a = max(alpha, best)
         if i == 0:
-            v = -solve_deep(no, np_, -beta, -a, stats, keys, data, scratch, table)
+            v = -solve_deep(no, np_, -beta, -a, size, stats, keys, data, scratch, table)
         else:
-            v = -solve_deep(no, np_, -a - 1, -a, stats, keys, data, scratch, table)
+            v = -solve_deep(no, np_, -a - 1, -a, size, stats, keys, data, scratch, table)
             if a < v < beta:
-                v = -solve_deep(no, np_, -beta, -v, stats, keys, data, scratch, table)
+                v = -solve_deep(no, np_, -beta, -v, size, stats, keys, data, scratch, table)
         if stats[2]:
             return 0
         if v > best:
@@ -662,6 +709,7 @@ def solve(
     o: np.uint64,
     alpha: int,
     beta: int,
+    size: int,
     stats: np.ndarray,
     keys: np.ndarray,
     data: np.ndarray,
@@ -669,7 +717,7 @@ def solve(
     table: np.ndarray,
 ) -> int:
     """The exact score within ``(alpha, beta)`` (fail-soft bounds outside it)."""
-    return solve_deep(p, o, alpha, beta, stats, keys, data, scratch, table)
+    return solve_deep(p, o, alpha, beta, size, stats, keys, data, scratch, table)
 
 
 @numba.njit(cache=True)
@@ -679,6 +727,7 @@ def solve_moves(
     squares: np.ndarray,
     scores: np.ndarray,
     exact_all: bool,
+    size: int,
     stats: np.ndarray,
     keys: np.ndarray,
     data: np.ndarray,
@@ -695,11 +744,11 @@ def solve_moves(
         np_ = p | f | (U1 << np.uint64(sq))
         no = o ^ f
         if exact_all or i == 0:
-            v = -solve_deep(no, np_, -64, 64, stats, keys, data, scratch, table)
+            v = -solve_deep(no, np_, -64, 64, size, stats, keys, data, scratch, table)
         else:
-            v = -solve_deep(no, np_, -best - 1, -best, stats, keys, data, scratch, table)
+            v = -solve_deep(no, np_, -best - 1, -best, size, stats, keys, data, scratch, table)
             if v > best:
-                v = -solve_deep(no, np_, -64, -v, stats, keys, data, scratch, table)
+                v = -solve_deep(no, np_, -64, -v, size, stats, keys, data, scratch, table)
         if stats[2]:
             return -1
         scores[i] = v
@@ -716,6 +765,7 @@ def solve_root(
     squares: np.ndarray,
     bounds: np.ndarray,
     guess: int,
+    size: int,
     stats: np.ndarray,
     keys: np.ndarray,
     data: np.ndarray,
@@ -750,7 +800,7 @@ def solve_root(
             np_ = p | f | (U1 << np.uint64(sq))
             no = o ^ f
             a = max(alpha, best)
-            v = -solve_deep(no, np_, -beta, -a, stats, keys, data, scratch, table)
+            v = -solve_deep(no, np_, -beta, -a, size, stats, keys, data, scratch, table)
             if stats[2]:
                 return 0
             if v < beta:

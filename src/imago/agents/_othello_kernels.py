@@ -6,48 +6,106 @@ opponent's). Square ``sq = row * 8 + col`` (``a1`` = 0, top-left; ``h8`` = 63) i
 These kernels are the search's own tight versions (move generation by shifts, flips by rays,
 parity, evaluation features, a random playout); the rules themselves live in
 :mod:`imago.games.othello`, which tests compare against.
+
+Smaller boards (6x6, 4x4) sit in the top-left corner, as in :mod:`imago.games.othello.bitboard`.
+Kernels take the board ``size`` and read what they need to know of the board from
+:data:`GEOMETRY`: the mask of its squares (AND it with :func:`legal_moves` and with the empty
+squares), its corners, the squares next to the corners, the four parity quadrants, its number
+of squares. Flips need no mask: a run of opponent discs never leaves the board.
 """
 
 from __future__ import annotations
 
 import numba
 import numpy as np
+import numpy.typing as npt
+
+# The rules' bit tricks (LLVM ctpop / cttz intrinsics), re-exported for the search kernels.
+from imago.games.othello._kernels import lowest_square as lowest_square
+from imago.games.othello._kernels import popcount as popcount
 
 U0 = np.uint64(0)
 U1 = np.uint64(1)
-_M1 = np.uint64(0x5555555555555555)
-_M2 = np.uint64(0x3333333333333333)
-_M4 = np.uint64(0x0F0F0F0F0F0F0F0F)
-_H01 = np.uint64(0x0101010101010101)
 _NOT_EDGE_COLS = np.uint64(0x7E7E7E7E7E7E7E7E)
 _ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
 _S1 = np.uint64(1)
 _S7 = np.uint64(7)
 _S8 = np.uint64(8)
 _S9 = np.uint64(9)
-_S56 = np.uint64(56)
-_S58 = np.uint64(58)
-_DEBRUIJN = np.uint64(0x03F79D71B4CB0A89)
-_DEBRUIJN_INDEX = np.array(
-    [
-        0, 1, 48, 2, 57, 49, 28, 3, 61, 58, 50, 42, 38, 29, 17, 4,
-        62, 55, 59, 36, 53, 51, 43, 22, 45, 39, 33, 30, 24, 18, 12, 5,
-        63, 47, 56, 27, 60, 41, 37, 16, 54, 35, 52, 21, 44, 32, 23, 11,
-        46, 26, 40, 15, 34, 20, 31, 10, 25, 14, 19, 9, 13, 8, 7, 6,
-    ],
-    dtype=np.int64,
-)  # fmt: skip
 
-CORNERS = np.uint64(0x8100000000000081)
-X_SQUARES = np.uint64(0x0042000000004200)
-C_SQUARES = np.uint64(0x4281000000008142)
+# -- board geometry ---------------------------------------------------------------------------
+G_MASK = 0
+"""Column of :data:`GEOMETRY`: the squares of the board."""
+G_CORNERS = 1
+"""The four corners."""
+G_NEXT_TO_CORNERS = 2
+"""The X and C squares (the neighbours of the corners)."""
+G_QUADRANTS = 3
+"""Columns 3..6: the four parity quadrants (top-left, top-right, bottom-left, bottom-right)."""
+G_SIZE = 7
+"""The side length of the board."""
+G_SQUARES = 8
+"""The number of squares of the board."""
+SIZES = (4, 6, 8)
+"""The board sizes of :data:`GEOMETRY`."""
 
-# Quadrant of each square (0: top-left, 1: top-right, 2: bottom-left, 3: bottom-right).
-QUADRANT = np.array([(sq // 32) * 2 + (sq % 8) // 4 for sq in range(64)], dtype=np.int64)
-QUADRANT_MASK = np.array(
-    [sum(1 << sq for sq in range(64) if (sq // 32) * 2 + (sq % 8) // 4 == q) for q in range(4)],
-    dtype=np.uint64,
-)
+
+def _bit_of(row: int, col: int) -> int:
+    return 1 << (row * 8 + col)
+
+
+def _geometry_row(size: int) -> list[int]:
+    last, half = size - 1, size // 2
+    mask = sum(_bit_of(r, c) for r in range(size) for c in range(size))
+    corners = [(0, 0), (0, last), (last, 0), (last, last)]
+    near = 0
+    for r, c in corners:
+        for dr in (-1, 0, 1):
+            for dc in (-1, 0, 1):
+                rr, cc = r + dr, c + dc
+                if (dr or dc) and 0 <= rr < size and 0 <= cc < size:
+                    near |= _bit_of(rr, cc)
+    quadrants = [
+        sum(
+            _bit_of(r, c)
+            for r in range(size)
+            for c in range(size)
+            if (r >= half) == bool(q & 2) and (c >= half) == bool(q & 1)
+        )
+        for q in range(4)
+    ]
+    return [mask, sum(_bit_of(r, c) for r, c in corners), near, *quadrants, size, size * size]
+
+
+GEOMETRY = np.zeros((9, 9), dtype=np.uint64)
+"""``GEOMETRY[size, G_*]``: what the search needs to know of a ``size`` board (rows 4, 6, 8;
+a numba global, so reading it costs a load from constant memory)."""
+QUADRANT = np.zeros((9, 64), dtype=np.int64)
+"""``QUADRANT[size, square]``: the parity quadrant (0..3, as in :data:`GEOMETRY`) of a square."""
+for _size in SIZES:
+    GEOMETRY[_size] = _geometry_row(_size)
+    for _sq in range(64):
+        QUADRANT[_size, _sq] = 2 * int(_sq // 8 >= _size // 2) + int(_sq % 8 >= _size // 2)
+
+
+def geometry(size: int) -> npt.NDArray[np.uint64]:
+    """The row of :data:`GEOMETRY` of a ``size`` x ``size`` board (4, 6 or 8)."""
+    if size not in SIZES:
+        raise ValueError(f"Othello boards are 4x4, 6x6 or 8x8, not {size}x{size}")
+    return GEOMETRY[size].copy()
+
+
+@numba.njit(cache=True, inline="always")
+def board_mask(size: int) -> np.uint64:
+    """The squares of a ``size`` board."""
+    return GEOMETRY[size, G_MASK]
+
+
+@numba.njit(cache=True, inline="always")
+def board_squares(size: int) -> int:
+    """The number of squares of a ``size`` board (an ``int64``)."""
+    return np.int64(GEOMETRY[size, G_SQUARES])
+
 
 _DIRECTIONS = ((0, 1), (1, 0), (1, 1), (1, -1), (0, -1), (-1, 0), (-1, -1), (-1, 1))
 """The first four go up in bit index (east, south, south-east, south-west), the rest down."""
@@ -81,21 +139,6 @@ def _neighbours() -> np.ndarray:
 
 
 NEIGHBOURS = _neighbours()
-
-
-@numba.njit(cache=True, inline="always")
-def popcount(x: np.uint64) -> int:
-    """The number of set bits."""
-    x = x - ((x >> _S1) & _M1)
-    x = (x & _M2) + ((x >> np.uint64(2)) & _M2)
-    x = (x + (x >> np.uint64(4))) & _M4
-    return np.int64((x * _H01) >> _S56)
-
-
-@numba.njit(cache=True, inline="always")
-def lowest_square(x: np.uint64) -> int:
-    """The index of the lowest set bit of a non-zero word."""
-    return int(_DEBRUIJN_INDEX[int(((x & (U0 - x)) * _DEBRUIJN) >> _S58)])
 
 
 @numba.njit(cache=True, inline="always")
@@ -196,15 +239,16 @@ def flips(p: np.uint64, o: np.uint64, sq: int) -> np.uint64:
 
 
 @numba.njit(cache=True)
-def final_score(p: np.uint64, o: np.uint64) -> int:
-    """The final disc difference for the player ``p`` when the game is over.
+def final_score(p: np.uint64, o: np.uint64, squares: int = 64) -> int:
+    """The final disc difference for the player ``p`` when the game is over, on a board of
+    ``squares`` squares (64: 8x8; 36: 6x6).
 
     Empty squares go to the winner (the World Othello Federation rule the FFO scores use).
     """
     np_ = popcount(p)
     no = popcount(o)
     diff = np_ - no
-    empties = 64 - np_ - no
+    empties = squares - np_ - no
     if diff > 0:
         return diff + empties
     if diff < 0:
@@ -213,9 +257,10 @@ def final_score(p: np.uint64, o: np.uint64) -> int:
 
 
 @numba.njit(cache=True)
-def potential_mobility(p: np.uint64, o: np.uint64) -> int:
-    """Empty squares next to the opponent's discs (where the player may later play)."""
-    empty = ~(p | o)
+def potential_mobility(p: np.uint64, o: np.uint64, mask: np.uint64 = _ALL) -> int:
+    """Empty squares of the board ``mask`` next to the opponent's discs (where the player may
+    later play)."""
+    empty = ~(p | o) & mask
     oh = o & _NOT_EDGE_COLS
     around = (o << _S8) | (o >> _S8) | (oh << _S1) | (oh >> _S1)
     around |= (oh << _S7) | (oh >> _S7) | (oh << _S9) | (oh >> _S9)
@@ -223,27 +268,28 @@ def potential_mobility(p: np.uint64, o: np.uint64) -> int:
 
 
 @numba.njit(cache=True)
-def edge_stable(p: np.uint64, o: np.uint64) -> np.uint64:
-    """A subset of the player's stable discs: runs along the edges anchored in the corners."""
+def edge_stable(p: np.uint64, o: np.uint64, size: int = 8) -> np.uint64:
+    """A subset of the player's stable discs on a ``size`` board: runs along the edges anchored
+    in the corners."""
     stable = U0
-    # For each corner and the two edges leaving it, walk while the player's discs continue.
-    corners = (0, 7, 56, 63)
-    steps = ((1, 8), (-1, 8), (1, -8), (-1, -8))
+    last = size - 1
+    # From each corner, walk along both edges while the player's discs continue.
     for k in range(4):
-        corner = corners[k]
-        if not (p >> np.uint64(corner)) & U1:
+        row = 0 if k < 2 else last
+        col = 0 if k % 2 == 0 else last
+        if not (p >> np.uint64(row * 8 + col)) & U1:
             continue
         for j in range(2):
-            step = steps[k][j]
-            sq = corner
-            for _ in range(8):
-                if not (p >> np.uint64(sq)) & U1:
+            dr = 0 if j == 0 else (1 if row == 0 else -1)
+            dc = 0 if j == 1 else (1 if col == 0 else -1)
+            r, c = row, col
+            while 0 <= r < size and 0 <= c < size:
+                bit = U1 << np.uint64(r * 8 + c)
+                if not p & bit:
                     break
-                stable |= U1 << np.uint64(sq)
-                nxt = sq + step
-                if nxt < 0 or nxt > 63 or (step in (1, -1) and nxt // 8 != sq // 8):
-                    break
-                sq = nxt
+                stable |= bit
+                r += dr
+                c += dc
     return stable
 
 

@@ -4,12 +4,16 @@
 ``weights`` is an ``int64`` array ``(phases, 70)``: columns 0-63 the positional mask, then
 mobility, potential mobility, corners, stable discs, discs, and the phase's ``min_empties``
 (see ``data/othello_weights.json``). Values are from the side to move's point of view; a won
-game is worth ``WIN`` plus the disc difference, far beyond any evaluation.
+game is worth ``WIN`` plus the disc difference, far beyond any evaluation. The mask-evaluation
+kernels take the board ``size``: 8, or 6 / 4 for a board in the top-left corner (moves and
+empties masked to the board, its own corners and edges; see
+:data:`imago.agents._othello_kernels.GEOMETRY`).
 
-The ``*_patterns`` kernels search with the pattern evaluation of :mod:`._othello_patterns`
-instead (``table`` ``int32[stages, TABLE_SIZE]``, hundredths of a disc) and order moves by
-that evaluation of the children near the root, by the opponent's mobility one level above
-the leaves' parents, and by a fixed square priority just above the leaves.
+The ``*_patterns`` kernels (8x8 only) search with the pattern evaluation of
+:mod:`._othello_patterns` instead (``table`` ``int32[stages, TABLE_SIZE]``, hundredths of a
+disc) and order moves by that evaluation of the children near the root, by the opponent's
+mobility one level above the leaves' parents, and by a fixed square priority just above the
+leaves.
 
 ``stats`` is ``int64[3]``: ``[nodes, node_limit (0 = none), aborted]``. The table is
 ``keys uint64[n, 2]`` (the two bitboards) and ``data int64[n, 4]``: depth, bound, value, move.
@@ -22,9 +26,12 @@ import numpy as np
 
 from imago.agents import _othello_patterns as pat
 from imago.agents._othello_kernels import (
-    CORNERS,
+    G_CORNERS,
+    G_MASK,
+    GEOMETRY,
     U0,
     U1,
+    board_squares,
     edge_stable,
     final_score,
     flips,
@@ -68,9 +75,11 @@ def phase_of(weights: np.ndarray, empties: int) -> int:
 
 
 @numba.njit(cache=True)
-def evaluate(p: np.uint64, o: np.uint64, weights: np.ndarray) -> int:
+def evaluate(p: np.uint64, o: np.uint64, weights: np.ndarray, size: int) -> int:
     """The static evaluation for the player ``p`` to move."""
-    empties = 64 - popcount(p | o)
+    mask = GEOMETRY[size, G_MASK]
+    corners = GEOMETRY[size, G_CORNERS]
+    empties = popcount(~(p | o) & mask)
     w = weights[phase_of(weights, empties)]
     score = 0
     bits = p
@@ -81,19 +90,22 @@ def evaluate(p: np.uint64, o: np.uint64, weights: np.ndarray) -> int:
     while bits:
         score -= w[lowest_square(bits)]
         bits &= bits - U1
-    score += w[W_MOBILITY] * (popcount(legal_moves(p, o)) - popcount(legal_moves(o, p)))
-    score += w[W_POTENTIAL] * (potential_mobility(p, o) - potential_mobility(o, p))
-    score += w[W_CORNERS] * (popcount(p & CORNERS) - popcount(o & CORNERS))
+    mobility = popcount(legal_moves(p, o) & mask) - popcount(legal_moves(o, p) & mask)
+    score += w[W_MOBILITY] * mobility
+    score += w[W_POTENTIAL] * (potential_mobility(p, o, mask) - potential_mobility(o, p, mask))
+    score += w[W_CORNERS] * (popcount(p & corners) - popcount(o & corners))
     if w[W_STABLE] != 0:
-        score += w[W_STABLE] * (popcount(edge_stable(p, o)) - popcount(edge_stable(o, p)))
+        stable = popcount(edge_stable(p, o, size)) - popcount(edge_stable(o, p, size))
+        score += w[W_STABLE] * stable
     score += w[W_DISCS] * (popcount(p) - popcount(o))
     return score
 
 
 @numba.njit(cache=True)
-def terminal_value(p: np.uint64, o: np.uint64) -> int:
-    """The value of a finished game: a win or loss dwarfs any evaluation."""
-    diff = final_score(p, o)
+def terminal_value(p: np.uint64, o: np.uint64, squares: int = 64) -> int:
+    """The value of a finished game on a board of ``squares`` squares: a win or loss dwarfs
+    any evaluation."""
+    diff = final_score(p, o, squares)
     if diff > 0:
         return WIN + diff * DISC
     if diff < 0:
@@ -164,11 +176,18 @@ def _tt_store(
 
 @numba.njit(cache=True)
 def order_moves(
-    p: np.uint64, o: np.uint64, moves: np.uint64, first: int, weights: np.ndarray, out: np.ndarray
+    p: np.uint64,
+    o: np.uint64,
+    moves: np.uint64,
+    first: int,
+    weights: np.ndarray,
+    size: int,
+    out: np.ndarray,
 ) -> int:
     """Write ``moves`` to ``out`` best first (``first``, then a cheap static guess); the count."""
     keys = np.empty(64, dtype=np.int64)
-    w = weights[phase_of(weights, 64 - popcount(p | o))]
+    mask = GEOMETRY[size, G_MASK]
+    w = weights[phase_of(weights, popcount(~(p | o) & mask))]
     count = 0
     while moves:
         sq = lowest_square(moves)
@@ -179,8 +198,8 @@ def order_moves(
             f = flips(p, o, sq)
             np_ = p | f | (U1 << np.uint64(sq))
             no = o ^ f
-            key = w[sq] - w[W_MOBILITY] * popcount(legal_moves(no, np_))
-            if (U1 << np.uint64(sq)) & CORNERS:
+            key = w[sq] - w[W_MOBILITY] * popcount(legal_moves(no, np_) & mask)
+            if (U1 << np.uint64(sq)) & GEOMETRY[size, G_CORNERS]:
                 key += w[W_CORNERS]
         i = count
         while i > 0 and keys[i - 1] < key:
@@ -194,8 +213,8 @@ def order_moves(
 
 
 @numba.njit(
-    "int64(uint64, uint64, int64, int64, int64, int64, int64, int64[:, ::1], int64[::1],"
-    " uint64[:, ::1], int64[:, ::1])",
+    "int64(uint64, uint64, int64, int64, int64, int64, int64, int64[:, ::1], "
+    "int64, int64[::1], uint64[:, ::1], int64[:, ::1])",
     cache=True,
 )
 def negamax(
@@ -207,6 +226,7 @@ def negamax(
     ply: int,
     top_k: int,
     weights: np.ndarray,
+    size: int,
     stats: np.ndarray,
     keys: np.ndarray,
     data: np.ndarray,
@@ -217,19 +237,22 @@ def negamax(
     if stats[1] > 0 and stats[0] > stats[1]:
         stats[2] = 1
         return 0
-    moves = legal_moves(p, o)
+    mask = GEOMETRY[size, G_MASK]
+    moves = legal_moves(p, o) & mask
     if moves == U0:
-        if legal_moves(o, p) == U0:
-            return terminal_value(p, o)
-        return -negamax(o, p, depth, -beta, -alpha, ply + 1, top_k, weights, stats, keys, data)
+        if legal_moves(o, p) & mask == U0:
+            return terminal_value(p, o, board_squares(size))
+        return -negamax(
+            o, p, depth, -beta, -alpha, ply + 1, top_k, weights, size, stats, keys, data
+        )
     if depth <= 0:
-        return evaluate(p, o, weights)
+        return evaluate(p, o, weights, size)
     slot = _slot(p, o, keys.shape[0] - 1)
     tt_move, cut, value = _tt_probe(p, o, slot, depth, alpha, beta, keys, data)
     if cut:
         return value
     squares = np.empty(64, dtype=np.int64)
-    count = order_moves(p, o, moves, tt_move, weights, squares)
+    count = order_moves(p, o, moves, tt_move, weights, size, squares)
     if top_k > 0 and ply >= 1 and count > top_k:
         count = top_k
     alpha0 = alpha
@@ -242,12 +265,16 @@ def negamax(
         no = o ^ f
         a = max(alpha, best)
         if i == 0:
-            v = -negamax(no, np_, depth - 1, -beta, -a, ply + 1, top_k, weights, stats, keys, data)
+            v = -negamax(
+                no, np_, depth - 1, -beta, -a, ply + 1, top_k, weights, size, stats, keys, data
+            )
         else:
-            v = -negamax(no, np_, depth - 1, -a - 1, -a, ply + 1, top_k, weights, stats, keys, data)
+            v = -negamax(
+                no, np_, depth - 1, -a - 1, -a, ply + 1, top_k, weights, size, stats, keys, data
+            )
             if a < v < beta:
                 v = -negamax(
-                    no, np_, depth - 1, -beta, -v, ply + 1, top_k, weights, stats, keys, data
+                    no, np_, depth - 1, -beta, -v, ply + 1, top_k, weights, size, stats, keys, data
                 )
         if stats[2]:
             return 0
@@ -270,6 +297,7 @@ def search_child(
     beta: int,
     top_k: int,
     weights: np.ndarray,
+    size: int,
     stats: np.ndarray,
     keys: np.ndarray,
     data: np.ndarray,
@@ -278,20 +306,26 @@ def search_child(
     f = flips(p, o, sq)
     np_ = p | f | (U1 << np.uint64(sq))
     no = o ^ f
-    return -negamax(no, np_, depth - 1, -beta, -alpha, 1, top_k, weights, stats, keys, data)
+    return -negamax(no, np_, depth - 1, -beta, -alpha, 1, top_k, weights, size, stats, keys, data)
 
 
 @numba.njit(cache=True)
 def principal_variation(
-    p: np.uint64, o: np.uint64, keys: np.ndarray, data: np.ndarray, out: np.ndarray
+    p: np.uint64,
+    o: np.uint64,
+    board: np.uint64,
+    keys: np.ndarray,
+    data: np.ndarray,
+    out: np.ndarray,
 ) -> int:
-    """Follow the table's best moves from ``(p, o)``; squares (64 = pass) into ``out``."""
+    """Follow the table's best moves from ``(p, o)`` on the ``board`` mask; squares (64 =
+    pass) into ``out``."""
     n = 0
     mask = keys.shape[0] - 1
     while n < out.shape[0]:
-        moves = legal_moves(p, o)
+        moves = legal_moves(p, o) & board
         if moves == U0:
-            if legal_moves(o, p) == U0:
+            if legal_moves(o, p) & board == U0:
                 break
             out[n] = 64
             n += 1

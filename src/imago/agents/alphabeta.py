@@ -19,6 +19,12 @@ When ``endgame_empties`` or fewer squares are empty, the agent solves the positi
 :class:`~imago.agents.endgame.EndgameSolver` (falling back to the heuristic search if the solve
 does not fit in the time).
 
+Othello on 6x6 (and 4x4): the WTHOR patterns are 8x8 knowledge and do not apply, so the
+evaluation is 002's phase evaluation with the masks adapted to the board
+(``data/othello_weights_6x6.json``, ``data/othello_weights_4x4.json``; a ``.json`` weights file
+whose ``size`` is the board's replaces it), and the exact solver takes over from
+``endgame_empties`` as on 8x8 (6x6 positions of 18 empties solve in well under a second).
+
 Go: the evaluation is 001's small-board heuristic (area score with komi, liberties, and
 position in the opening). Be clear about what this can do: Go has no good cheap evaluation and a
 branching factor near the number of empty points, so alpha-beta reaches only 2-4 plies on 9x9 in
@@ -77,40 +83,130 @@ class AlphaBetaOptions:
     ``othello_weights.json``)."""
 
 
-def load_othello_weights(path: str | Path | None = None) -> npt.NDArray[np.int64]:
-    """Read Othello evaluation weights (the built-in file when ``path`` is empty) into the
-    ``(phases, 70)`` array the search kernels use; phases sorted from the opening on."""
+MASK_FILES = {
+    8: "othello_weights.json",
+    6: "othello_weights_6x6.json",
+    4: "othello_weights_4x4.json",
+}
+"""The built-in mask weights (002's phase evaluation) of each Othello board size."""
+
+
+class WeightsError(ValueError):
+    """An Othello weights file that cannot be used (wrong kind, shape, size or contents)."""
+
+
+def othello_weights_size(path: str | Path) -> int:
+    """The board size a ``.json`` mask weights file is for (its ``size``, 8 when absent)."""
+    return _read_mask_doc(path)[1]
+
+
+def _read_mask_doc(path: str | Path | None, size: int = 8) -> tuple[dict[str, Any], int, str]:
+    """The parsed document, its board size and its name, for a file or the built-in one of
+    ``size``."""
     if path:
-        text = Path(path).read_text(encoding="utf-8")
+        name = str(path)
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+        except OSError as error:
+            raise WeightsError(f"{name}: cannot read: {error.strerror or error}") from None
     else:
-        text = (resources.files("imago.agents") / "data" / "othello_weights.json").read_text(
-            encoding="utf-8"
-        )
-    doc = json.loads(text)
+        name = MASK_FILES[size]
+        text = (resources.files("imago.agents") / "data" / name).read_text(encoding="utf-8")
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise WeightsError(f"{name}: not JSON: {error}") from None
+    if not isinstance(doc, dict):
+        raise WeightsError(f"{name}: mask weights are a JSON object with 'phases'")
+    declared = doc.get("size", 8)
+    if declared not in MASK_FILES:
+        raise WeightsError(f"{name}: 'size' must be 4, 6 or 8, not {declared!r}")
+    return doc, int(declared), name
+
+
+def load_othello_weights(
+    path: str | Path | None = None, size: int | None = None
+) -> npt.NDArray[np.int64]:
+    """Read Othello mask weights (002's phase evaluation; the built-in file of ``size``, 8 by
+    default, when ``path`` is empty) into the ``(phases, 70)`` array the search kernels use,
+    phases sorted from the opening on. A file is for the board of its ``size`` entry (8 when
+    absent; its masks have ``size * size`` numbers, row by row); ``size`` given and different
+    is an error. Masks are laid out on bits ``row * 8 + col`` (0 off the board)."""
+    doc, declared, name = _read_mask_doc(path, size or 8)
+    if size is not None and declared != size:
+        raise WeightsError(f"{name}: weights for {declared}x{declared}, not {size}x{size} Othello")
     phases = doc.get("phases")
     if not isinstance(phases, list) or not phases:
-        raise ValueError("Othello weights need a non-empty 'phases' list")
+        raise WeightsError(f"{name}: Othello weights need a non-empty 'phases' list")
     rows = []
+    squares = declared * declared
     for phase in phases:
-        mask = phase.get("mask")
-        if not isinstance(mask, list) or len(mask) != 64:
-            raise ValueError("each phase needs a 'mask' of 64 numbers")
-        missing = [name for name in WEIGHT_FEATURES if name not in phase]
+        mask = phase.get("mask") if isinstance(phase, dict) else None
+        if not isinstance(mask, list) or len(mask) != squares:
+            raise WeightsError(f"{name}: each phase needs a 'mask' of {squares} numbers")
+        missing = [key for key in WEIGHT_FEATURES if key not in phase]
         if missing:
-            raise ValueError(f"phase {phase.get('name', '?')!r} lacks {', '.join(missing)}")
-        rows.append([int(v) for v in mask] + [int(phase[name]) for name in WEIGHT_FEATURES])
+            label = phase.get("name", "?")
+            raise WeightsError(f"{name}: phase {label!r} lacks {', '.join(missing)}")
+        try:
+            values = [int(v) for v in mask] + [int(phase[key]) for key in WEIGHT_FEATURES]
+        except (TypeError, ValueError):
+            raise WeightsError(f"{name}: phase {phase.get('name', '?')!r}: not integers") from None
+        row = [0] * 64
+        for i, value in enumerate(values[:squares]):
+            row[i // declared * 8 + i % declared] = value
+        rows.append(row + values[squares:])
     table = np.array(rows, dtype=np.int64)
     return table[np.argsort(-table[:, -1], kind="stable")]
+
+
+def othello_weights_document(
+    table: npt.NDArray[np.int64],
+    size: int = 8,
+    *,
+    names: Sequence[str] = (),
+    description: str = "",
+) -> dict[str, Any]:
+    """The JSON document of mask weights (the inverse of :func:`load_othello_weights`):
+    ``table`` is ``(phases, 70)`` with the masks on bits ``row * 8 + col``; ``names`` names the
+    phases (default ``phase1``, ...)."""
+    if size not in MASK_FILES:
+        raise WeightsError(f"Othello is played on 4x4, 6x6 or 8x8 boards, not {size}x{size}")
+    if table.ndim != 2 or table.shape[1] != 64 + len(WEIGHT_FEATURES) or not len(table):
+        raise WeightsError(f"mask weights are (phases, 70), not {list(table.shape)}")
+    squares = [row * 8 + col for row in range(size) for col in range(size)]
+    phases = []
+    for index, row in enumerate(table):
+        phase: dict[str, Any] = {
+            "name": names[index] if index < len(names) else f"phase{index + 1}"
+        }
+        phase["mask"] = [int(row[sq]) for sq in squares]
+        phase.update({key: int(row[64 + k]) for k, key in enumerate(WEIGHT_FEATURES)})
+        phases.append(phase)
+    doc: dict[str, Any] = {"description": description} if description else {}
+    doc.update({"size": size, "phases": phases})
+    return doc
+
+
+def save_othello_weights(
+    path: str | Path,
+    table: npt.NDArray[np.int64],
+    size: int = 8,
+    *,
+    names: Sequence[str] = (),
+    description: str = "",
+) -> None:
+    """Write mask weights as a ``.json`` file the ``weights`` option reads (atomically)."""
+    from imago.records._io import atomic_write
+
+    doc = othello_weights_document(table, size, names=names, description=description)
+    atomic_write(path, (json.dumps(doc, indent=1) + "\n").encode("utf-8"))
 
 
 PATTERN_FORMAT = "imago-othello-patterns-1"
 """The ``format`` entry of a pattern weights file."""
 PATTERN_FILE = "othello_patterns.npz"
 """The built-in pattern weights (trained on WTHOR by ``imago train patterns``)."""
-
-
-class WeightsError(ValueError):
-    """An Othello weights file that cannot be used (wrong kind, shape or contents)."""
 
 
 def load_pattern_weights(path: str | Path | None = None) -> npt.NDArray[np.int32]:
@@ -155,19 +251,26 @@ def _builtin_patterns() -> npt.NDArray[np.int32]:
     return load_pattern_weights()
 
 
-def load_evaluation(path: str | Path | None = None) -> tuple[str, np.ndarray]:
+def load_evaluation(path: str | Path | None = None, size: int = 8) -> tuple[str, np.ndarray]:
     """``("patterns", table)`` or ``("mask", weights)``: the evaluation a ``weights`` option
-    names (``.npz``: a pattern file, ``.json``: mask weights, empty: the built-in patterns,
+    names for a ``size`` board (``.npz``: a pattern file, 8x8 only; ``.json``: mask weights of
+    that size; empty: the built-in patterns on 8x8, the built-in mask weights on 6x6 and 4x4;
     ``mask``: the built-in mask weights)."""
+    if size not in MASK_FILES:
+        raise WeightsError(f"Othello is played on 4x4, 6x6 or 8x8 boards, not {size}x{size}")
     if not path:
-        return "patterns", _builtin_patterns()
+        if size == 8:
+            return "patterns", _builtin_patterns()
+        return "mask", load_othello_weights(size=size)
     if str(path) == "mask":
-        return "mask", load_othello_weights()
+        return "mask", load_othello_weights(size=size)
     suffix = Path(path).suffix.lower()
     if suffix == ".npz":
+        if size != 8:
+            raise WeightsError(f"{path}: pattern weights are for 8x8 Othello, not {size}x{size}")
         return "patterns", load_pattern_weights(path)
     if suffix == ".json":
-        return "mask", load_othello_weights(path)
+        return "mask", load_othello_weights(path, size)
     raise WeightsError(f"{path}: Othello weights are a .npz pattern file or a .json mask file")
 
 
@@ -193,31 +296,31 @@ class _OthelloBackend:
         self._bb = bb
         player, opponent = state_bitboards(state)
         self.p, self.o = np.uint64(player), np.uint64(opponent)
-        legal = int(bb.legal_moves(self.p, self.o))
+        self.size = state.size
+        self.board_mask = bb.geometry(state.size)[bb.G_MASK]
+        legal = int(bb.legal_moves(self.p, self.o)) & int(self.board_mask)
         self.squares = [sq for sq in range(64) if legal >> sq & 1]
         self.moves = [Move.play(Point(sq // 8, sq % 8)) for sq in self.squares]
-        kind, self.weights = agent.othello_evaluation
-        self._search = k.search_child_patterns if kind == "patterns" else k.search_child
+        self.kind, self.weights = agent.othello_evaluation_for(state.size)
         self.top_k = agent.options.top_k
         self.keys, self.data = agent.othello_table()
         self.keeps_partial = True
 
     def search(self, index: int, depth: int, alpha: int, beta: int, stats: np.ndarray) -> int:
+        sq = self.squares[index]
+        if self.kind == "patterns":
+            return int(
+                self._k.search_child_patterns(
+                    self.p, self.o, sq, depth, alpha, beta, self.top_k, self.weights,
+                    stats, self.keys, self.data,
+                )
+            )  # fmt: skip
         return int(
-            self._search(
-                self.p,
-                self.o,
-                self.squares[index],
-                depth,
-                alpha,
-                beta,
-                self.top_k,
-                self.weights,
-                stats,
-                self.keys,
-                self.data,
+            self._k.search_child(
+                self.p, self.o, sq, depth, alpha, beta, self.top_k, self.weights, self.size,
+                stats, self.keys, self.data,
             )
-        )
+        )  # fmt: skip
 
     def pv(self, index: int) -> tuple[Move, ...]:
         sq = self.squares[index]
@@ -225,7 +328,9 @@ class _OthelloBackend:
         child_p = np.uint64(int(self.o) ^ int(f))
         child_o = np.uint64(int(self.p) | int(f) | (1 << sq))
         out = np.empty(32, dtype=np.int64)
-        n = self._k.principal_variation(child_p, child_o, self.keys, self.data, out)
+        n = self._k.principal_variation(
+            child_p, child_o, self.board_mask, self.keys, self.data, out
+        )
         rest = tuple(
             Move.PASS if s == 64 else Move.play(Point(int(s) // 8, int(s) % 8)) for s in out[:n]
         )
@@ -252,7 +357,8 @@ class _GoBackend:
         self.komi = float(rules.komi)
         self.suicide = bool(rules.suicide_allowed)
         self.mode = gf.ko_mode(rules)
-        self.history = np.asarray(state.superko_keys(), dtype=np.int64)  # type: ignore[attr-defined]
+        # a copy: the position hands out a read-only view, the kernel takes a writable array
+        self.history = np.array(state.superko_keys(), dtype=np.int64)  # type: ignore[attr-defined]
         self.s = gf.to_arrays(state)  # type: ignore[arg-type]
         sensible = getattr(state, "sensible_moves", None)
         moves = list(sensible()) if sensible else list(state.legal_moves())
@@ -312,7 +418,8 @@ class _Iteration:
 
 
 class AlphaBetaAgent(Agent):
-    """Iterative-deepening alpha-beta for Othello (8x8) and Go (see the module docstring).
+    """Iterative-deepening alpha-beta for Othello (8x8, 6x6, 4x4) and Go (see the module
+    docstring).
 
     Honours ``Limit.time``, ``Limit.depth`` and ``Limit.nodes``; with none of them it thinks
     ``options.time`` seconds. Deterministic: it uses no randomness (a time limit can still make
@@ -328,18 +435,29 @@ class AlphaBetaAgent(Agent):
             raise ValueError("table_bits must be in 10..26")
         self.options = options
         self.rng = rng
-        self._othello_evaluation = load_evaluation(options.weights) if options.weights else None
+        self._othello_evaluations: dict[int, tuple[str, np.ndarray]] = {}
+        if options.weights:  # read now, so that a bad file is reported before any game
+            size = 8
+            if Path(options.weights).suffix.lower() == ".json":
+                size = othello_weights_size(options.weights)
+            self._othello_evaluations[size] = load_evaluation(options.weights, size)
         self._othello_table: tuple[np.ndarray, np.ndarray] | None = None
+        self._othello_size = 8
         self._go_table: tuple[np.ndarray, np.ndarray] | None = None
         self._solver: Any = None
         self._nps = 200_000.0
 
     @property
     def othello_evaluation(self) -> tuple[str, np.ndarray]:
-        """The Othello evaluation: ``("patterns", table)`` or ``("mask", weights)``."""
-        if self._othello_evaluation is None:
-            self._othello_evaluation = ("patterns", _builtin_patterns())
-        return self._othello_evaluation
+        """The 8x8 Othello evaluation: ``("patterns", table)`` or ``("mask", weights)``."""
+        return self.othello_evaluation_for(8)
+
+    def othello_evaluation_for(self, size: int) -> tuple[str, np.ndarray]:
+        """The Othello evaluation on a ``size`` board (the ``weights`` option's, or the
+        built-in one of that size); a weights file for another size is a :class:`WeightsError`."""
+        if size not in self._othello_evaluations:
+            self._othello_evaluations[size] = load_evaluation(self.options.weights, size)
+        return self._othello_evaluations[size]
 
     # -- tables, kept between moves of a game --------------------------------------------------
     def othello_table(self) -> tuple[np.ndarray, np.ndarray]:
@@ -374,8 +492,9 @@ class AlphaBetaAgent(Agent):
         if state.is_over():
             return SearchResult(Move.PASS)
         if state.game == "othello":
-            if state.size != 8:
-                raise ValueError("the alpha-beta agent plays Othello on 8x8 only")
+            if state.size != self._othello_size:
+                self.reset()  # bitboards of different sizes can look alike: forget them
+                self._othello_size = state.size
             solved = self._try_endgame(state, limit, start)
             if solved is not None:
                 if on_info:
@@ -534,7 +653,7 @@ class AlphaBetaAgent(Agent):
         if empties > self.options.endgame_empties:
             return None
         if self._solver is None:
-            kind, table = self.othello_evaluation
+            kind, table = self.othello_evaluation_for(state.size)
             patterns = table if kind == "patterns" else None  # the solver orders with patterns
             self._solver = EndgameSolver(min(self.options.table_bits, 22), patterns)
         seconds, _, node_budget = self._budget(limit)

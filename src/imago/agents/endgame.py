@@ -13,6 +13,14 @@ FFO test suite uses)::
     >>> result = EndgameSolver().solve_board(board, "X")
     >>> result.score, result.move_text
     (38, 'a2')
+
+It solves 6x6 (and 4x4) Othello too: a board of 36 (16) characters, or ``size=6`` with
+bitboards in the top-left corner (bit ``row * 8 + col``, as :mod:`imago.games.othello` keeps
+them); there the first guess is 0 and the cheap probe orders moves (the pattern evaluation is
+8x8 only). The 6x6 start position is a published win for White by 16-20 (Feinstein, 1993)::
+
+    >>> EndgameSolver(18).solve_board("-" * 14 + "OX----XO" + "-" * 14, "X").score
+    -4
 """
 
 from __future__ import annotations
@@ -28,6 +36,8 @@ from imago.core.game import GameState
 from imago.core.move import Move, Point
 
 BOARD_CHARS = {"X": "black", "O": "white", "-": "empty"}
+SIZES = (4, 6, 8)
+"""The board sizes the solver plays: 8x8, and 6x6 / 4x4 in the top-left corner."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,18 +70,31 @@ class SearchAborted(Exception):
     """The node budget ran out before the solver finished."""
 
 
+def board_size(board: str) -> int:
+    """The side length of a board string: 8 for 64 characters, 6 for 36, 4 for 16 (white
+    space ignored)."""
+    squares = len("".join(board.split()))
+    for size in SIZES:
+        if squares == size * size:
+            return size
+    raise InvalidMoveError(
+        f"an Othello board has 64 squares (36 on 6x6, 16 on 4x4), got {squares} characters"
+    )
+
+
 def parse_board(board: str, side: str) -> tuple[int, int]:
-    """Read a 64-character board (``X`` black, ``O`` white, ``-`` empty; a1..h1, a2.., as in the
-    FFO files) and the side to move (``X``/``O`` or a colour name) as ``(player, opponent)``
-    bitboards."""
-    text = "".join(board.split())
-    if len(text) != 64:
-        raise InvalidMoveError(f"an Othello board has 64 squares, got {len(text)} characters")
-    bad = sorted(set(text.upper()) - set(BOARD_CHARS) - {"."})
+    """Read a board string (``X`` black, ``O`` white, ``-`` or ``.`` empty; row by row from the
+    top-left, a1..h1, a2.., as in the FFO files; 64 characters, or 36 / 16 for 6x6 / 4x4) and
+    the side to move (``X``/``O`` or a colour name) as ``(player, opponent)`` bitboards (bit
+    ``row * 8 + col``)."""
+    text = "".join(board.split()).upper()
+    size = board_size(text)
+    bad = sorted(set(text) - set(BOARD_CHARS) - {"."})
     if bad:
         raise InvalidMoveError(f"board characters must be X, O or -, not {''.join(bad)!r}")
-    black = sum(1 << i for i, ch in enumerate(text.upper()) if ch == "X")
-    white = sum(1 << i for i, ch in enumerate(text.upper()) if ch == "O")
+    bits = [1 << (i // size * 8 + i % size) for i in range(size * size)]
+    black = sum(bit for bit, ch in zip(bits, text, strict=True) if ch == "X")
+    white = sum(bit for bit, ch in zip(bits, text, strict=True) if ch == "O")
     color = _parse_side(side)
     return (black, white) if color is Color.BLACK else (white, black)
 
@@ -89,13 +112,16 @@ def _parse_side(side: str) -> Color:
 
 
 def state_bitboards(state: GameState) -> tuple[int, int]:
-    """``(player, opponent)`` bitboards of an 8x8 Othello state (from its board array)."""
-    if state.game != "othello" or state.size != 8:
-        raise ValueError("the endgame solver needs an 8x8 Othello position")
-    flat = state.board().reshape(-1)
-    weights = np.left_shift(np.uint64(1), np.arange(64, dtype=np.uint64))
-    black = int(np.bitwise_or.reduce(weights[flat == int(Color.BLACK)], initial=np.uint64(0)))
-    white = int(np.bitwise_or.reduce(weights[flat == int(Color.WHITE)], initial=np.uint64(0)))
+    """``(player, opponent)`` bitboards of an Othello state (from its board array): bit
+    ``row * 8 + col``, a 6x6 or 4x4 board in the top-left corner."""
+    if state.game != "othello" or state.size not in SIZES:
+        raise ValueError("the endgame solver needs an 8x8, 6x6 or 4x4 Othello position")
+    size = state.size
+    board = state.board()
+    rows, cols = np.indices((size, size))
+    weights = np.left_shift(np.uint64(1), (rows * 8 + cols).astype(np.uint64))
+    black = int(np.bitwise_or.reduce(weights[board == int(Color.BLACK)], initial=np.uint64(0)))
+    white = int(np.bitwise_or.reduce(weights[board == int(Color.WHITE)], initial=np.uint64(0)))
     return (black, white) if state.to_play is Color.BLACK else (white, black)
 
 
@@ -135,52 +161,65 @@ class EndgameSolver:
     def solve_board(
         self, board: str, side: str, *, exact_all: bool = False, node_limit: int | None = None
     ) -> EndgameResult:
-        """Solve a 64-character board (see :func:`parse_board`)."""
+        """Solve a board string of 64 characters (36 on 6x6, 16 on 4x4; see
+        :func:`parse_board`)."""
         player, opponent = parse_board(board, side)
-        return self.solve(player, opponent, exact_all=exact_all, node_limit=node_limit)
+        return self.solve(
+            player, opponent, size=board_size(board), exact_all=exact_all, node_limit=node_limit
+        )
 
     def solve_state(
         self, state: GameState, *, exact_all: bool = False, node_limit: int | None = None
     ) -> EndgameResult:
-        """Solve an Othello :class:`GameState` for the side to move."""
+        """Solve an Othello :class:`GameState` (8x8, 6x6 or 4x4) for the side to move."""
         player, opponent = state_bitboards(state)
-        return self.solve(player, opponent, exact_all=exact_all, node_limit=node_limit)
+        return self.solve(
+            player, opponent, size=state.size, exact_all=exact_all, node_limit=node_limit
+        )
 
     def solve(
         self,
         player: int,
         opponent: int,
         *,
+        size: int = 8,
         exact_all: bool = False,
         node_limit: int | None = None,
         guess: int | None = None,
     ) -> EndgameResult:
-        """Solve from bitboards. Raises :class:`SearchAborted` past ``node_limit`` nodes.
+        """Solve from bitboards (bit ``row * 8 + col``; a ``size`` 6 or 4 board in the top-left
+        corner). Raises :class:`SearchAborted` past ``node_limit`` nodes.
 
         Unless ``exact_all``, the root is solved by null-window probes starting at ``guess``
         (an estimate of the score: the closer, the fewer nodes; any value gives the exact
-        score; by default a shallow search with the pattern evaluation)."""
+        score; by default a shallow search with the pattern evaluation on 8x8, 0 on smaller
+        boards)."""
         from imago.agents import _othello_kernels as bb
 
+        if size not in SIZES:
+            raise ValueError(f"the solver plays on {', '.join(map(str, SIZES))} boards, not {size}")
+        board = int(bb.geometry(size)[bb.G_MASK])
         if player & opponent:
             raise ValueError("a square cannot hold both colours")
+        if (player | opponent) & ~board:
+            raise ValueError(f"discs off the {size}x{size} board (bits outside its mask)")
         k = self._kernels
         p, o = np.uint64(player), np.uint64(opponent)
         stats = np.array([0, node_limit or 0, 0], dtype=np.int64)
         start = time.perf_counter()
-        moves = int(bb.legal_moves(p, o))
+        moves = int(bb.legal_moves(p, o)) & board
         if moves == 0:
             score = -k.solve(
-                o, p, -64, 64, stats, self._keys, self._data, self._scratch, self._patterns
+                o, p, -64, 64, size, stats, self._keys, self._data, self._scratch, self._patterns
             )
-            if bb.legal_moves(o, p) == 0:
-                score = int(bb.final_score(p, o))
+            if int(bb.legal_moves(o, p)) & board == 0:
+                score = int(bb.final_score(p, o, size * size))
             self._check(stats)
             return EndgameResult(
                 int(score), Move.PASS, (), exact_all, int(stats[0]), time.perf_counter() - start
             )
         squares = np.array([sq for sq in range(64) if moves >> sq & 1], dtype=np.int64)
-        squares = self._root_order(p, o, squares)
+        squares = self._root_order(p, o, squares, board)
         scores = np.zeros(len(squares), dtype=np.int64)
         if exact_all:
             best = k.solve_moves(
@@ -189,6 +228,7 @@ class EndgameSolver:
                 squares,
                 scores,
                 True,
+                size,
                 stats,
                 self._keys,
                 self._data,
@@ -197,13 +237,14 @@ class EndgameSolver:
             )
         else:
             if guess is None:
-                guess = int(k.estimate(p, o, self._patterns))
+                guess = int(k.estimate(p, o, self._patterns, size))
             k.solve_root(
                 p,
                 o,
                 squares,
                 scores,
                 guess,
+                size,
                 stats,
                 self._keys,
                 self._data,
@@ -222,9 +263,11 @@ class EndgameSolver:
             time.perf_counter() - start,
         )
 
-    def _root_order(self, p: np.uint64, o: np.uint64, squares: np.ndarray) -> np.ndarray:
-        """Order root moves fastest first (fewest replies for the opponent); the root probes
-        then move each probe's best move to the front."""
+    def _root_order(
+        self, p: np.uint64, o: np.uint64, squares: np.ndarray, board: int
+    ) -> np.ndarray:
+        """Order root moves fastest first (fewest replies for the opponent on the ``board``
+        mask); the root probes then move each probe's best move to the front."""
         from imago.agents import _othello_kernels as bb
 
         keys = []
@@ -232,7 +275,8 @@ class EndgameSolver:
             f = int(bb.flips(p, o, int(sq)))
             np_ = int(p) | f | (1 << int(sq))
             no = int(o) ^ f
-            keys.append(bin(int(bb.legal_moves(np.uint64(no), np.uint64(np_)))).count("1"))
+            replies = int(bb.legal_moves(np.uint64(no), np.uint64(np_))) & board
+            keys.append(replies.bit_count())
         order = np.argsort(np.array(keys), kind="stable")
         return squares[order]
 

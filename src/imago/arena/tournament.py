@@ -23,13 +23,13 @@ def round_robin(players: Sequence[Player], games_per_pair: int) -> list[Pairing]
     """
     _check_players(players)
     pairs = list(itertools.combinations(players, 2))
-    return _interleave(pairs, games_per_pair)
+    return pair_schedule(pairs, games_per_pair)
 
 
 def gauntlet(hero: Player, field: Sequence[Player], games_per_pair: int) -> list[Pairing]:
     """``hero`` plays ``games_per_pair`` games against each player of ``field``."""
     _check_players([hero, *field])
-    return _interleave([(hero, other) for other in field], games_per_pair)
+    return pair_schedule([(hero, other) for other in field], games_per_pair)
 
 
 def _check_players(players: Sequence[Player]) -> None:
@@ -40,7 +40,10 @@ def _check_players(players: Sequence[Player]) -> None:
         raise ValueError("a tournament needs at least two players")
 
 
-def _interleave(pairs: Sequence[tuple[Player, Player]], games_per_pair: int) -> list[Pairing]:
+def pair_schedule(pairs: Sequence[tuple[Player, Player]], games_per_pair: int) -> list[Pairing]:
+    """``games_per_pair`` games of each pair (the first of a pair has Black first), colours
+    alternating, interleaved pair by pair; game ``k`` of every pair uses opening round
+    ``k // 2``."""
     if games_per_pair < 1:
         raise ValueError("games per pair must be at least 1")
     schedule: list[Pairing] = []

@@ -4,6 +4,7 @@ agents' score against the random agent."""
 
 from __future__ import annotations
 
+import contextlib
 import statistics
 import time
 from pathlib import Path
@@ -110,6 +111,44 @@ def endgame_hard(config: BenchConfig) -> list[Figure]:
     if not rows or config.quick:
         return [Figure("search.endgame_hard.skipped", 0, "", "quick run or no data")]
     return _solve_ffo(rows, "search.endgame_hard", node_cap=HARD_NODE_CAP)
+
+
+SIX_BY_SIX_START = -4
+"""6x6 Othello under perfect play: White wins 20-16 (J. Feinstein, 1993): -4 for Black."""
+
+
+@benchmark(
+    "search.endgame6",
+    "exact solve of the 6x6 start position, against the published -4 (--quick: after the "
+    "first legal move four times, 28 empties)",
+)
+def endgame6(config: BenchConfig) -> list[Figure]:
+    from imago.agents.endgame import EndgameSolver, SearchAborted
+    from imago.games.othello import new_game
+
+    state = new_game(6)
+    opening = []
+    for _ in range(4 if config.quick else 0):
+        opening.append(state.legal_moves()[0])
+        state = state.play(opening[-1])
+    solver = EndgameSolver(table_bits=22)
+    with contextlib.suppress(SearchAborted):  # compile outside the timing
+        solver.solve_state(state, node_limit=1000)
+    solver.clear()
+    cpu = time.process_time()
+    result = solver.solve_state(state)
+    cpu = time.process_time() - cpu
+    where = " ".join(m.to_algebraic() for m in opening) or "the start"
+    check = ""
+    if not opening:
+        ok = result.score == SIX_BY_SIX_START
+        check = f" ({'equals' if ok else 'DIFFERS FROM'} the published {SIX_BY_SIX_START:+d})"
+    return [
+        Figure("search.endgame6.score", result.score, "discs", f"{where}, Black to move{check}"),
+        Figure("search.endgame6.seconds", result.seconds, "s", f"wall; {cpu:.1f} s CPU"),
+        Figure("search.endgame6.nodes", result.nodes, "nodes", f"best move {result.move_text}"),
+        Figure("search.endgame6.nodes_per_cpu_second", result.nodes / max(cpu, 1e-9), "nodes/s"),
+    ]
 
 
 @benchmark("search.alphabeta", "alpha-beta nodes per second (Othello and 9x9 Go midgames)")

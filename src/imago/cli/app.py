@@ -25,6 +25,8 @@ COMMAND_MODULES: tuple[str, ...] = (
     "imago.cli.rl",
     "imago.cli.serve",
     "imago.cli.analyze",
+    "imago.cli.tune",
+    "imago.cli.nboard",
 )
 """Each module defines ``register(app: typer.Typer) -> None``; missing modules are skipped."""
 

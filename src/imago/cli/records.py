@@ -13,7 +13,8 @@ def register(app: typer.Typer) -> None:
     """Add the ``records`` command group to the ``imago`` app."""
     records = typer.Typer(
         name="records",
-        help="Check, count and convert game records (SGF, WTHOR .wtb, transcripts, eOthello CSV).",
+        help="Check, count and convert game records (SGF, WTHOR .wtb, GGF, transcripts, eOthello "
+        "CSV).",
         no_args_is_help=True,
     )
     records.command("check")(check)
@@ -24,7 +25,7 @@ def register(app: typer.Typer) -> None:
 
 def check(
     files: list[Path] = typer.Argument(
-        ..., help="Record files (.sgf .wtb .txt .csv).", exists=True
+        ..., help="Record files (.sgf .wtb .txt .ggf .csv).", exists=True
     ),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Only the summary line."),
 ) -> None:
@@ -99,11 +100,11 @@ def stats(
 
 
 def convert(
-    source: Path = typer.Argument(..., help="Input: .sgf .wtb .txt .csv", exists=True),
-    target: Path = typer.Argument(..., help="Output: .sgf .wtb .txt (written atomically)"),
+    source: Path = typer.Argument(..., help="Input: .sgf .wtb .txt .ggf .csv", exists=True),
+    target: Path = typer.Argument(..., help="Output: .sgf .wtb .txt .ggf (written atomically)"),
     force: bool = typer.Option(False, "--force", "-f", help="Overwrite an existing output."),
 ) -> None:
-    """Convert between SGF (Go and Othello), WTHOR and Othello transcripts."""
+    """Convert between SGF (Go and Othello), WTHOR, GGF and Othello transcripts."""
     from imago.records.files import WRITABLE, FormatError, load_file, save_file, suffix
 
     if suffix(target.name) not in WRITABLE:

@@ -9,7 +9,9 @@ from imago.cli._common import console, fail
 
 def solve(
     board: str = typer.Argument(
-        ..., help="64 characters a1..h1, a2..h8: X black, O white, - empty (FFO format)."
+        ...,
+        help="64 characters a1..h1, a2..h8: X black, O white, - empty (FFO format); 36 for a "
+        "6x6 board (a1..f6), 16 for 4x4.",
     ),
     side: str = typer.Argument(..., help="Side to move: X (black) or O (white)."),
     all_moves: bool = typer.Option(False, "--all", help="Score every legal move exactly."),

@@ -7,6 +7,7 @@ extension   format                                  read / write
 ``.wtb``    WTHOR games (names from ``WTH.JOU`` /   both
             ``WTH.TRN`` in the same folder)
 ``.txt``    Othello transcripts, one game a line    both
+``.ggf``    GGF (the Othello servers' format)       both
 ``.csv``    the eOthello CSV                        read
 ==========  ======================================  =====================================
 """
@@ -23,12 +24,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from imago.core.errors import ImagoError
-from imago.records import sgf, transcript, wthor
+from imago.records import ggf, sgf, transcript, wthor
 from imago.records.sgf_properties import parse_result
 from imago.records.tree import Game, RecordError
 
-READABLE = (".sgf", ".wtb", ".txt", ".csv")
-WRITABLE = (".sgf", ".wtb", ".txt")
+READABLE = (".sgf", ".wtb", ".txt", ".ggf", ".csv")
+WRITABLE = (".sgf", ".wtb", ".txt", ".ggf")
 
 
 class FormatError(ImagoError, ValueError):
@@ -70,6 +71,10 @@ def load_bytes(
                 loaded.games.append(transcript.read_transcript(text))
             except (RecordError, transcript.TranscriptError) as error:
                 loaded.errors.append(f"{name}:{number}: {error}")
+    elif kind == ".ggf":
+        games = ggf.read_bytes(data)
+        loaded.games.extend(games)
+        loaded.errors.extend(f"{name}:{e.line}:{e.column}: {e.message}" for e in games.errors)
     elif kind == ".csv":
         _load_csv(name, data, loaded)
     else:
@@ -122,6 +127,8 @@ def save_file(path: str | os.PathLike[str], games: Sequence[Game]) -> None:
         sgf.write_file(target, games)
     elif kind == ".txt":
         transcript.write_transcript_file(target, games)
+    elif kind == ".ggf":
+        ggf.write_file(target, games)
     elif kind == ".wtb":
         records = [wthor.from_game(game) for game in games]
         year = records[0].year if records else 0
