@@ -390,15 +390,42 @@ def _generation(folder: Any, generation: int | None) -> int:
 
 @rl_app.command("validate")
 def validate(
-    run: Path = RUN, generation: int = typer.Option(None, help="Default: the newest.")
+    run: Path = RUN,
+    generation: int = typer.Option(None, help="Default: the newest."),
+    solver_positions: int = typer.Option(
+        0,
+        help="Othello: measure the generation on this many positions labelled by the exact "
+        "solver (made once per run and kept), whatever the run's settings say.",
+    ),
+    solver_empties: int = typer.Option(16, help="... with at most this many empty squares."),
+    solver_simulations: int = typer.Option(200, help="... the search's simulations a move."),
 ) -> None:
-    """Validate a generation on the self-play holdout and the run's real records."""
+    """Validate a generation on the self-play holdout and the run's real records (and the
+    exact solver's positions)."""
+    from dataclasses import replace
+
+    from imago.rl.validate import solver_metrics
     from imago.rl.validate import validate as check
 
     folder, config = _folder(run)
     chosen = _generation(folder, generation)
+    if solver_positions < 0 or solver_empties < 1 or solver_simulations < 1:
+        raise fail(
+            "--solver-positions must be >= 0, --solver-empties and --solver-simulations >= 1"
+        )
+    if solver_positions and config.spec.game != "othello":
+        raise fail("the exact solver's positions are Othello positions; this run plays Go")
     with _progress() as report, _errors():
         row = check(folder, config, chosen, report=report)
+        if solver_positions:
+            settings = replace(
+                config,
+                solver_positions=solver_positions,
+                solver_empties=solver_empties,
+                solver_simulations=solver_simulations,
+            )
+            measured = solver_metrics(folder, settings, folder.model_path(chosen))
+            row = folder.log("solver", generation=chosen, empties=solver_empties, **measured)
     console.print_json(json.dumps(row))
 
 
