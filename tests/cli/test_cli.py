@@ -36,13 +36,13 @@ def test_the_default_opponent_searches_with_two_threads_on_two_cores(monkeypatch
     import os
 
     from imago.agents.registry import make_agent, parse_agent_spec
-    from imago.cli.play import default_opponent
+    from imago.cli._common import strongest_agent
 
-    assert default_opponent("othello", None) == "alphabeta"
+    assert strongest_agent("othello", None) == "alphabeta"
     monkeypatch.setattr(os, "cpu_count", lambda: 1)
-    assert default_opponent("go", 13) == "mcts"
+    assert strongest_agent("go", 13) == "mcts"
     monkeypatch.setattr(os, "cpu_count", lambda: 2)
-    spec = default_opponent("go", 13)
+    spec = strongest_agent("go", 13)
     assert spec == "mcts:threads=2"
     name, options = parse_agent_spec(spec)
-    assert make_agent(name, "go", options, seed=1).options.threads == 2
+    assert make_agent(name, "go", options, seed=1, size=13).options.threads == 2

@@ -333,6 +333,7 @@ class AlphaBetaAgent(Agent):
         self._go_table: tuple[np.ndarray, np.ndarray] | None = None
         self._solver: Any = None
         self._nps = 200_000.0
+        self._spent: list[int] = []
 
     @property
     def othello_evaluation(self) -> tuple[str, np.ndarray]:
@@ -411,6 +412,7 @@ class AlphaBetaAgent(Agent):
         order = list(range(len(backend.moves)))
         done: _Iteration | None = None
         total_nodes = 0
+        self._spent = [0] * len(backend.moves)  # nodes under each root move (lz-analyze visits)
         result = SearchResult(backend.moves[0])
         for depth in range(1, max_depth + 1):
             iteration, nodes = self._iterate(
@@ -468,6 +470,7 @@ class AlphaBetaAgent(Agent):
                 if value > best and not stats[2]:
                     value = backend.search(index, depth, best, 10_000_000, stats)
             nodes += int(stats[0])
+            self._spent[index] += int(stats[0])
             self._learn_speed(int(stats[0]), time.perf_counter() - t0)
             if stats[2]:
                 return self._partial(backend, depth, order, values, rank), nodes
@@ -511,8 +514,9 @@ class AlphaBetaAgent(Agent):
         for index in it.order:
             value, winrate = backend.describe(it.values[index])
             pv = backend.pv(index) if index == it.order[0] else (backend.moves[index],)
+            visits = max(1, self._spent[index])
             candidates.append(
-                Candidate(backend.moves[index], visits=0, winrate=winrate, value=value, pv=pv)
+                Candidate(backend.moves[index], visits, winrate=winrate, value=value, pv=pv)
             )
         top = candidates[0]
         return SearchResult(

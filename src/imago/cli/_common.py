@@ -23,5 +23,26 @@ def default_data_dir() -> Path | None:
 
 def fail(message: str, code: int = 1) -> typer.Exit:
     """Print ``message`` as an error and return the exit to raise: ``raise fail("...")``."""
-    err_console.print(f"[bold red]error:[/] {message}")
+    err_console.print(f"[bold red]error:[/] {message}", soft_wrap=True)
     return typer.Exit(code)
+
+
+def strongest_agent(game: str, size: int | None = None) -> str:
+    """The strongest agent this installation can run for ``game`` on a ``size`` board (default:
+    the game's usual one), as an agent spec: ``nnmcts`` on 9x9 Go (the shipped network; it
+    needs torch), ``mcts`` on other Go boards, both searching with two threads on a machine
+    with two cores or more; ``alphabeta`` in Othello. The default opponent of ``imago play``,
+    the agent ``hint`` asks there, and ``imago gtp``'s agent."""
+    import importlib.util
+    import os
+
+    from imago.games import default_size
+    from imago.nn.shipped import SHIPPED_MODELS
+
+    if game == "othello":
+        return "alphabeta"
+    threads = "" if (os.cpu_count() or 1) < 2 else ":threads=2"
+    board = size or default_size(game)
+    if (game, board) in SHIPPED_MODELS and importlib.util.find_spec("torch") is not None:
+        return "nnmcts" + threads
+    return "mcts" + threads

@@ -110,6 +110,15 @@ class GuidedMCTSAgent(MCTSAgent):
 
     name = "nnmcts"
 
+    def prepare(self, game: str, size: int) -> None:
+        """The network fixes the board: another one is refused here, not at the first move."""
+        from imago.nn.shipped import check_fits
+
+        super().prepare(game, size)
+        if isinstance(self.oracle, NetworkPriors):
+            model = str(getattr(self.options, "model", ""))
+            check_fits(self.oracle.network.spec, model, game, size)
+
 
 @register_agent(
     "nnmcts",

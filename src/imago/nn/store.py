@@ -85,7 +85,7 @@ class ModelSpec:
     def check(self, game: str | None = None, size: int | None = None) -> None:
         """Raise :class:`ModelError` when this model is not for ``game`` / ``size``."""
         if game is not None and game != self.game:
-            raise ModelError(f"this model plays {self.game}, not {game}")
+            raise ModelError(f"the model is for {self.size}x{self.size} {self.game}, not {game}")
         if size is not None and size != self.size:
             raise ModelError(
                 f"this model is for {self.size}x{self.size} {self.game}, not {size}x{size}"
@@ -136,11 +136,23 @@ def safe_load(path: str | Path, device: str | torch.device = "cpu") -> Any:
     """``torch.load`` that never unpickles code; clear errors for missing or foreign files."""
     file = Path(path)
     if not file.is_file():
-        raise ModelError(f"no model file at {file}")
+        what = "a folder, not a model file" if file.is_dir() else "no such file"
+        raise ModelError(f"{file}: {what} (a model is a model.pt written by imago train)")
     try:
         return torch.load(file, map_location=device, weights_only=True)
     except Exception as error:  # torch raises several types for a foreign file
-        raise ModelError(f"{file} is not a readable imago model: {error}") from None
+        raise ModelError(f"{file} is not a model file: {_load_failure(error)}") from None
+
+
+def _load_failure(error: Exception) -> str:
+    """Why torch could not read a file, in one line (never torch's page of advice)."""
+    text = str(error)
+    if "Weights only load failed" in text or "weights_only" in text:
+        return "it holds Python objects, which imago never unpickles (only imago model files)"
+    if "zip archive" in text or "invalid load key" in text or "pickle" in text.lower():
+        return "not a file written by torch.save (a model is a model.pt written by imago train)"
+    first = text.strip().splitlines()[0] if text.strip() else type(error).__name__
+    return first[:200]
 
 
 def model_from_payload(
