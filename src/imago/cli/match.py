@@ -14,19 +14,29 @@ from typing import TYPE_CHECKING
 import typer
 
 from imago.cli._common import console, err_console, fail
+from imago.core.errors import os_error_text
 
 if TYPE_CHECKING:
     from imago.arena.game import GameSettings
     from imago.arena.match import GameRecord, MatchSettings, Pairing, Player
-    from imago.arena.ratings import Ratings
+    from imago.arena.ratings import PairResult, Ratings
 
 
 # -- shared options ------------------------------------------------------------------------------
 
 GAME = typer.Option("go", "--game", help="go or othello.")
-SIZE = typer.Option(0, "--size", help="Board size (default: 9 for Go, 8 for Othello).")
-KOMI = typer.Option(7.0, "--komi", help="Komi (Go).")
-RULES = typer.Option("chinese", "--rules", help="Go rules preset (chinese: area, superko).")
+SIZE = typer.Option(
+    None, "--size", help="Board size (default: 9 for Go, 8 for Othello).", show_default=False
+)
+KOMI = typer.Option(
+    None, "--komi", help="Komi (default: 7 on 9x9, 7.5 otherwise).", show_default=False
+)
+RULES = typer.Option(
+    "computer",
+    "--rules",
+    help="Go rules: chinese, japanese, tromp-taylor, aga, nz, computer (area scoring, "
+    "positional superko, no suicide).",
+)
 TIME = typer.Option(None, "--time-per-move", help="Seconds per move for every agent.")
 TIME_CONTROL = typer.Option(
     None,
@@ -58,8 +68,8 @@ OPENINGS = typer.Option(
 
 def _settings(
     game: str,
-    size: int,
-    komi: float,
+    size: int | None,
+    komi: float | None,
     rules: str,
     time_per_move: float | None,
     time_control: str | None,
@@ -73,14 +83,22 @@ def _settings(
 
     try:
         game_settings = GameSettings(
-            game, size, komi, rules, time_per_move, max_moves, time_control
+            game, size or 0, komi, rules, time_per_move, max_moves, time_control
         )
         game_settings.new_game()  # a bad size or rules preset fails here, before any game
         fixed = read_openings(openings, opening_plies) if openings is not None else ()
         settings = MatchSettings(game_settings, seed, opening_plies, fixed)
         _check_openings(settings)
-    except (ValueError, OSError) as error:
-        raise fail(str(error)) from None
+    except OSError as error:
+        raise fail(f"cannot read {error.filename or openings}: {os_error_text(error)}") from None
+    except ValueError as error:
+        hint = ""
+        if openings is not None and str(error).startswith("opening"):
+            hint = (
+                " (--openings takes a text file, one opening a line with its moves separated "
+                "by spaces, or a WTHOR .wtb file)"
+            )
+        raise fail(f"{error}{hint}") from None
     return settings
 
 
@@ -94,28 +112,22 @@ def _check_openings(settings: MatchSettings) -> None:
             raise ValueError(f"opening {round_ + 1}: {error}") from None
 
 
-def _players(texts: Sequence[str], game: str) -> list[Player]:
-    """Parse and check the agents (a GTP program is started once to see that it runs)."""
-    from imago.arena.external import GtpAgent
+def _players(texts: Sequence[str], settings: MatchSettings) -> list[Player]:
+    """Parse and check the agents before any game, as every command does (:func:`make_agent`:
+    the model fits the game and board, a GTP program runs and takes the board size)."""
     from imago.arena.match import Player, distinct
-    from imago.gtp.client import EngineError
 
     players = []
+    game, size = settings.game.game, settings.game.size
     for text in texts:
         try:
             player = Player.parse(text)
-            agent = player.make(game, seed=0)
+            agent = player.make(game, seed=0, size=size, check=True)
         except ValueError as error:
             raise fail(f"agent {text!r}: {error}") from None
         except Exception as error:  # a broken agent module: say so instead of a traceback
             raise fail(f"agent {text!r} cannot be made: {type(error).__name__}: {error}") from None
-        try:
-            if isinstance(agent, GtpAgent):
-                agent.start()
-        except EngineError as error:
-            raise fail(f"agent {player.label!r} does not run: {error}") from None
-        finally:
-            agent.close()
+        agent.close()
         players.append(player)
     return distinct(players)
 
@@ -181,7 +193,7 @@ def match(
     white: str = typer.Option(..., "--white", help="The agent with White (first game)."),
     games: int = typer.Option(10, "--games", "-n", help="Number of games."),
     alternate: bool = typer.Option(
-        False, "--alternate/--no-alternate", help="Swap colours every game."
+        True, "--alternate/--no-alternate", help="Swap colours every game."
     ),
     game: str = GAME,
     size: int = SIZE,
@@ -218,7 +230,7 @@ def match(
         opening_plies,
         openings,
     )
-    a, b = _players([black, white], game)
+    a, b = _players([black, white], settings)
     test = None
     if sprt is not None:
         try:
@@ -383,7 +395,7 @@ def tournament(
         openings,
     )
     texts = ([gauntlet] if gauntlet else []) + list(agents)
-    players = _players(texts, game)
+    players = _players(texts, settings)
     try:
         if gauntlet:
             schedule = gauntlet_schedule(players[0], players[1:], games_per_pair)
@@ -467,10 +479,10 @@ def _print_ratings(
     prior: float,
     plot: Path | None,
     specs: Sequence[str] = (),
-) -> Ratings | None:
-    from rich.table import Table
-
-    from imago.arena.ratings import fit_ratings, format_ratings, plot_ratings
+) -> list[Ratings]:
+    """Fit and print the ratings: one table per group of players that met (a group that
+    never played another cannot be put on its scale); exit 1 when they cannot be fitted."""
+    from imago.arena.ratings import player_groups
     from imago.arena.tournament import pair_results
 
     anchor, anchor_elo = _parse_anchor(anchor_text, labels, specs)
@@ -480,19 +492,51 @@ def _print_ratings(
     ]
     if anchor is not None and anchor not in order:
         raise fail(f"anchor {anchor!r} played no game (players: {', '.join(order)})")
+    results = pair_results(records)
+    groups = player_groups(results, order)
+    if len(groups) > 1:
+        names = " | ".join(", ".join(group) for group in groups)
+        err_console.print(
+            f"[yellow]the players form {len(groups)} groups that never met[/] ({names}): each "
+            "group is rated on its own, and ratings of different groups cannot be compared",
+            soft_wrap=True,
+        )
+    spec_of = dict(zip(labels, specs, strict=False))
+    fitted = []
+    for number, group in enumerate(groups, start=1):
+        member = anchor if anchor in group else None
+        if member is None and anchor_text is None:  # random=0 where a group has it
+            member, _ = _parse_anchor(None, group, [spec_of.get(label, "") for label in group])
+        path = plot
+        if plot is not None and len(groups) > 1:
+            path = plot.with_name(f"{plot.stem}-{number}{plot.suffix}")
+        group_results = [r for r in results if r.a in group]
+        title = f"group {number}: " if len(groups) > 1 else ""
+        fitted.append(_print_group(group_results, group, member, anchor_elo, prior, path, title))
+    return fitted
+
+
+def _print_group(
+    results: Sequence[PairResult],
+    order: list[str],
+    anchor: str | None,
+    anchor_elo: float,
+    prior: float,
+    plot: Path | None,
+    title: str,
+) -> Ratings:
+    from rich.table import Table
+
+    from imago.arena.ratings import fit_ratings, format_ratings, plot_ratings
+
     try:
         ratings = fit_ratings(
-            pair_results(records),
-            anchor=anchor,
-            anchor_rating=anchor_elo,
-            prior_draws=prior,
-            players=order,
+            results, anchor=anchor, anchor_rating=anchor_elo, prior_draws=prior, players=order
         )
     except ValueError as error:
-        err_console.print(f"[yellow]no ratings:[/] {error}")
-        return None
+        raise fail(f"no ratings: {error}") from None
     table = Table(
-        title=f"Elo by maximum likelihood ({prior:g} virtual draws per pairing; "
+        title=f"{title}Elo by maximum likelihood ({prior:g} virtual draws per pairing; "
         + (f"{anchor} = {anchor_elo:g})" if anchor else "mean 0)")
     )
     for column in ("#", "player", "Elo", "95%", "games", "score", "LOS next"):
@@ -503,7 +547,7 @@ def _print_ratings(
     if plot is not None:
         try:
             plot_ratings(ratings, plot)
-        except RuntimeError as error:
+        except (RuntimeError, OSError) as error:
             raise fail(str(error)) from None
         console.print(f"ratings plot written to {plot}")
     return ratings
@@ -514,7 +558,12 @@ def _print_ratings(
 
 def ratings(
     folders: list[Path] = typer.Argument(..., help="Match or tournament folders (--out)."),
-    anchor: str = typer.Option(None, "--anchor", help="LABEL[=ELO] fixed (default: mean 0)."),
+    anchor: str = typer.Option(
+        None,
+        "--anchor",
+        help="LABEL[=ELO] fixed (default: random=0 if present, else mean 0).",
+        show_default=False,
+    ),
     prior: float = typer.Option(1.0, "--prior", help="Virtual draws added to every pairing."),
     plot: Path = typer.Option(None, "--plot", help="Write the ratings as a PNG here."),
 ) -> None:
