@@ -17,8 +17,8 @@ def solve(
 ) -> None:
     """Print the exact final disc difference for the side to move, a best move and nodes/s.
 
-    A board starting with ``-`` must follow ``--`` (``imago solve -- --XX... X``), or write
-    the empty squares as ``.``.
+    A board that starts with "-" must come after "--" (imago solve -- --XX... X), or write the
+    empty squares as ".".
     """
     from imago.agents.endgame import EndgameSolver, parse_board
 
