@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 
@@ -46,3 +47,40 @@ def test_the_default_opponent_searches_with_two_threads_on_two_cores(monkeypatch
     assert spec == "mcts:threads=2"
     name, options = parse_agent_spec(spec)
     assert make_agent(name, "go", options, seed=1, size=13).options.threads == 2
+
+
+def all_command_paths() -> list[list[str]]:
+    """Every command and subcommand of the app, as argument lists."""
+    import typer
+
+    from imago.cli.app import app
+
+    group = typer.main.get_command(app)
+    paths: list[list[str]] = [[]]
+
+    def walk(command, prefix: list[str]) -> None:  # type: ignore[no-untyped-def]
+        for name, sub in getattr(command, "commands", {}).items():
+            paths.append([*prefix, name])
+            walk(sub, [*prefix, name])
+
+    walk(group, [])
+    return paths
+
+
+def test_help_is_written_for_people():
+    from typer.testing import CliRunner
+
+    from imago.cli.app import app
+
+    paths = all_command_paths()
+    assert ["records", "check"] in paths and ["train", "patterns"] in paths
+    for path in paths:
+        result = CliRunner().invoke(app, [*path, "--help"], terminal_width=200)
+        assert result.exit_code == 0, (path, result.output)
+        text = result.output
+        assert "<bool>" not in text and "--help " in text, path  # a flag takes no value
+        assert "<str>" not in text and "<list[" not in text and "<int>" not in text, path
+        assert "``" not in text, path  # no raw reST
+        for block in re.split(r"\n│ +(?:\* +)?(?=--|[a-z]+\.\.\.)", text):
+            # an option whose help gives its default in words shows no second, wrong one
+            assert not ("(default:" in block and "[default:" in block), (path, block)

@@ -16,7 +16,7 @@ import pytest
 pytestmark = pytest.mark.slow
 
 PROMPT = r"(black|white) to play> "
-TIMEOUT = 120  # a cold start compiles numba kernels
+TIMEOUT = 300  # a busy machine; a cold start compiles numba kernels
 
 
 def spawn(*args: str, cwd: Path | None = None) -> pexpect.spawn:

@@ -249,8 +249,16 @@ def _convert(key: str, value: Any, hint: Any) -> Any:
         if isinstance(hint, type) and issubclass(hint, enum.Enum):
             return hint(value)
     except ValueError:
-        raise ValueError(f"option {key}={value!r} is not a valid {_type_name(hint)}") from None
+        raise ValueError(f"option {key}={value!r} is not {_value_kind(hint)}") from None
     raise TypeError(f"option {key} has a type the registry cannot read: {hint!r}")
+
+
+def _value_kind(hint: Any) -> str:
+    """What a value of type ``hint`` is, in words: ``a whole number``, ``true or false``."""
+    if isinstance(hint, type) and issubclass(hint, enum.Enum):
+        return "one of " + ", ".join(str(member.value) for member in hint)
+    words = {int: "a whole number", float: "a number", bool: "true or false", str: "text"}
+    return words.get(hint, f"a valid {_type_name(hint)}")
 
 
 def _type_name(hint: Any) -> str:

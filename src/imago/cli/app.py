@@ -99,5 +99,22 @@ _show_types_for_people()
 
 
 def main() -> None:
-    """Entry point of the ``imago`` console script."""
-    app()
+    """Entry point of the ``imago`` console script. Commands say what went wrong themselves;
+    a file that cannot be read or written, or a bug, that one of them did not foresee is one
+    line here, never a traceback (``IMAGO_DEBUG=1`` shows the traceback of a bug)."""
+    import os
+
+    from imago.cli._common import fail
+    from imago.core.errors import os_error_text
+
+    try:
+        app()
+    except OSError as error:
+        where = f"{error.filename}: " if error.filename else ""
+        raise SystemExit(fail(f"{where}{os_error_text(error)}").exit_code) from None
+    except Exception as error:
+        if os.environ.get("IMAGO_DEBUG"):
+            raise
+        message = f"internal error: {type(error).__name__}: {error}".splitlines()[0]
+        hint = " (a bug in imago; IMAGO_DEBUG=1 shows where it happened)"
+        raise SystemExit(fail(message + hint).exit_code) from None

@@ -179,6 +179,9 @@ def _progress_run(
             )
         except (ValueError, RuntimeError) as error:
             raise fail(str(error)) from None
+        except OSError as error:
+            where = error.filename or out
+            raise fail(f"cannot write the games to {where}: {os_error_text(error)}") from None
         except KeyboardInterrupt:
             where = f"; run the same command to resume from {out}" if out is not None else ""
             err_console.print(f"interrupted after {len(finished)} games{where}")
@@ -547,8 +550,10 @@ def _print_group(
     if plot is not None:
         try:
             plot_ratings(ratings, plot)
-        except (RuntimeError, OSError) as error:
+        except RuntimeError as error:
             raise fail(str(error)) from None
+        except OSError as error:
+            raise fail(f"cannot write {plot}: {os_error_text(error)}") from None
         console.print(f"ratings plot written to {plot}")
     return ratings
 
@@ -577,7 +582,10 @@ def ratings(
     for folder in folders:
         match_folder = MatchFolder(folder)
         if not match_folder.header_path.is_file():
-            raise fail(f"{folder} is not a match folder (no match.json)")
+            raise fail(
+                f"{folder} is not a match folder (no match.json): give folders written by "
+                "imago match --out or imago tournament --out"
+            )
         header = json.loads(match_folder.header_path.read_text(encoding="utf-8"))
         specs.update(header.get("players", {}))
         records.extend(match_folder.records().values())

@@ -159,7 +159,7 @@ def convert(
     except (FormatError, ValueError) as error:
         raise fail(str(error)) from None
     except OSError as error:
-        raise fail(_unreadable(error)) from None
+        raise fail(f"cannot write {target}: {os_error_text(error)}") from None
     _plain(f"wrote {_games(len(loaded.games))} to {target}")
 
 

@@ -25,7 +25,10 @@ def solve(
     try:
         parse_board(board, side)
     except ValueError as error:
-        raise fail(str(error)) from None
+        raise fail(
+            f"{error} (BOARD: 64 characters for a1..h1, a2..h2, ... h8: X black, O white, - or "
+            ". empty; SIDE: X or O)"
+        ) from None
     if not 10 <= table_bits <= 26:
         raise fail("--table-bits must be in 10..26")
     empties = board.count("-") + board.count(".")

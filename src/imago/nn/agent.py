@@ -15,7 +15,15 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from imago.agents.base import Agent, Candidate, InfoCallback, Limit, SearchResult, StopFlag
+from imago.agents.base import (
+    Agent,
+    AgentError,
+    Candidate,
+    InfoCallback,
+    Limit,
+    SearchResult,
+    StopFlag,
+)
 from imago.agents.registry import register_agent
 from imago.core.game import GameState
 from imago.core.move import Move
@@ -140,7 +148,13 @@ class PolicyAgent(Agent):
     "or model=PATH)",
 )
 def _make_policy(options: PolicyOptions, rng: np.random.Generator) -> Agent:
-    # torch is imported here, not at registration, so listing or making other agents stays fast.
+    # torch is imported here, not at registration, so listing or making other agents stays fast;
+    # a mistyped path is said before it is.
+    from imago.nn.shipped import model_file_problem
+
+    problem = model_file_problem(options.model) if options.model else None
+    if problem is not None:
+        raise AgentError(problem)
     from imago.nn.inference import Network
 
     if options.threads > 0:

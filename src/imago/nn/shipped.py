@@ -55,3 +55,13 @@ def check_fits(spec: ModelSpec, model: str, game: str, size: int) -> None:
         f"{model or 'the shipped model'} is a model for {spec.size}x{spec.size} {spec.game}, "
         f"not {size}x{size} {game}: {fix}"
     )
+
+
+def model_file_problem(path: str | Path) -> str | None:
+    """What is wrong with ``path`` as a model file before it is read (no torch needed): it is
+    missing or a folder; ``None`` when it is a file."""
+    file = Path(path)
+    if file.is_file():
+        return None
+    what = "a folder, not a model file" if file.is_dir() else "no such file"
+    return f"{file}: {what} (a model is a model.pt written by imago train)"

@@ -134,10 +134,12 @@ def save_model(
 
 def safe_load(path: str | Path, device: str | torch.device = "cpu") -> Any:
     """``torch.load`` that never unpickles code; clear errors for missing or foreign files."""
+    from imago.nn.shipped import model_file_problem
+
     file = Path(path)
-    if not file.is_file():
-        what = "a folder, not a model file" if file.is_dir() else "no such file"
-        raise ModelError(f"{file}: {what} (a model is a model.pt written by imago train)")
+    problem = model_file_problem(file)
+    if problem is not None:
+        raise ModelError(problem)
     try:
         return torch.load(file, map_location=device, weights_only=True)
     except Exception as error:  # torch raises several types for a foreign file

@@ -179,7 +179,9 @@ class TerminalGame:
         name = autosave_name(self.engine.game)
         try:
             records_io.save_record(self.engine, Path(name), self.record_info())
-        except (OSError, ValueError) as error:
+        except OSError as error:
+            self.error(f"The game could not be saved in {name}: {os_error_text(error)}")
+        except ValueError as error:
             self.error(f"The game could not be saved: {error}")
         else:
             self.say(f"The game so far is saved in {name}: `load {name}` goes on from there.")
