@@ -84,3 +84,9 @@ def test_help_is_written_for_people():
         for block in re.split(r"\n│ +(?:\* +)?(?=--|[a-z]+\.\.\.)", text):
             # an option whose help gives its default in words shows no second, wrong one
             assert not ("(default:" in block and "[default:" in block), (path, block)
+
+
+def test_the_command_line_loads_no_numeric_library_before_a_command_needs_it():
+    code = "import sys, imago.cli.app; print(sorted({'numpy', 'numba', 'torch'} & set(sys.modules)))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.stdout.strip() == "[]"

@@ -10,6 +10,25 @@ from rich.console import Console
 console = Console()
 err_console = Console(stderr=True)
 
+# -- the options every game command shares (one wording, one default) ----------------------------
+
+GAME = typer.Option("go", "--game", help="go or othello.")
+SIZE = typer.Option(
+    None, "--size", help="Board size (default: 9 for Go, 8 for Othello).", show_default=False
+)
+KOMI = typer.Option(
+    None,
+    "--komi",
+    help="Komi (default: the rules' own for the board; computer rules: 7 on 9x9, 7.5 otherwise).",
+    show_default=False,
+)
+RULES = typer.Option(
+    "computer",
+    "--rules",
+    help="Go rules: chinese, japanese, tromp-taylor, aga, nz, computer (area scoring, "
+    "positional superko, no suicide).",
+)
+
 
 def default_data_dir() -> Path | None:
     """The ``shared/data`` folder beside the working directory or one of its parents, if any."""

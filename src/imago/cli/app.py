@@ -105,11 +105,12 @@ def main() -> None:
     import os
 
     from imago.cli._common import fail
-    from imago.core.errors import os_error_text
 
     try:
         app()
     except OSError as error:
+        from imago.core.errors import os_error_text
+
         where = f"{error.filename}: " if error.filename else ""
         raise SystemExit(fail(f"{where}{os_error_text(error)}").exit_code) from None
     except Exception as error:

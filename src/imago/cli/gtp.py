@@ -6,29 +6,20 @@ import sys
 
 import typer
 
-from imago.cli._common import err_console, fail, strongest_agent
-from imago.games import default_size
+from imago.cli._common import GAME, KOMI, RULES, SIZE, err_console, fail, strongest_agent
 
 
 def gtp(
-    game: str = typer.Option("go", help="go or othello."),
+    game: str = GAME,
+    size: int = SIZE,
+    komi: float = KOMI,
+    rules: str = RULES,
     agent: str = typer.Option(
         None,
         help="The agent: NAME or NAME:option=value,... (see `imago agents`; default: the "
         "strongest for the game and board, as `imago play` plays: nnmcts on 9x9 Go, mcts on "
         "other Go boards, alphabeta in Othello).",
         show_default=False,
-    ),
-    size: int = typer.Option(
-        None, help="Board size (default: 9 for Go, 8 for Othello).", show_default=False
-    ),
-    komi: float = typer.Option(
-        None,
-        help="Komi (default: the rules' own; computer rules: 7 on 9x9, 7.5 otherwise).",
-        show_default=False,
-    ),
-    rules: str = typer.Option(
-        "computer", help="Go rules: chinese, japanese, tromp-taylor, aga, nz, computer."
     ),
     move_time: float = typer.Option(
         2.0, help="Seconds per move when the controller sets no time control."
@@ -41,6 +32,7 @@ def gtp(
     """Run imago as a GTP engine (version 2) on standard input and output."""
     from imago.agents.base import Agent
     from imago.agents.registry import agent_from_spec
+    from imago.games import default_size
     from imago.gtp.engine import GtpServer
     from imago.gtp.game_engine import EngineConfig, GameEngine
     from imago.gtp.timecontrol import TimePolicy

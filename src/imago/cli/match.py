@@ -13,8 +13,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from imago.cli._common import console, err_console, fail
-from imago.core.errors import os_error_text
+from imago.cli._common import GAME, KOMI, RULES, SIZE, console, err_console, fail
 
 if TYPE_CHECKING:
     from imago.arena.game import GameSettings
@@ -24,19 +23,6 @@ if TYPE_CHECKING:
 
 # -- shared options ------------------------------------------------------------------------------
 
-GAME = typer.Option("go", "--game", help="go or othello.")
-SIZE = typer.Option(
-    None, "--size", help="Board size (default: 9 for Go, 8 for Othello).", show_default=False
-)
-KOMI = typer.Option(
-    None, "--komi", help="Komi (default: 7 on 9x9, 7.5 otherwise).", show_default=False
-)
-RULES = typer.Option(
-    "computer",
-    "--rules",
-    help="Go rules: chinese, japanese, tromp-taylor, aga, nz, computer (area scoring, "
-    "positional superko, no suicide).",
-)
 TIME = typer.Option(None, "--time-per-move", help="Seconds per move for every agent.")
 TIME_CONTROL = typer.Option(
     None,
@@ -80,6 +66,7 @@ def _settings(
 ) -> MatchSettings:
     from imago.arena.game import GameSettings
     from imago.arena.match import MatchSettings, read_openings
+    from imago.core.errors import os_error_text
 
     try:
         game_settings = GameSettings(
@@ -152,6 +139,7 @@ def _progress_run(
     )
 
     from imago.arena.match import MatchFolder, run_games
+    from imago.core.errors import os_error_text
 
     done = list(MatchFolder(out).records().values()) if out is not None else []
     planned = {p.index for p in schedule}
@@ -531,6 +519,7 @@ def _print_group(
     from rich.table import Table
 
     from imago.arena.ratings import fit_ratings, format_ratings, plot_ratings
+    from imago.core.errors import os_error_text
 
     try:
         ratings = fit_ratings(

@@ -4,23 +4,14 @@ from __future__ import annotations
 
 import typer
 
-from imago.cli._common import console, fail, strongest_agent
-from imago.games import default_size
+from imago.cli._common import GAME, KOMI, RULES, SIZE, console, fail, strongest_agent
 
 
 def play(
-    game: str = typer.Option("go", help="go or othello."),
-    size: int = typer.Option(
-        None, help="Board size (default: 9 for Go, 8 for Othello).", show_default=False
-    ),
-    komi: float = typer.Option(
-        None,
-        help="Komi (default: the rules' own; computer rules: 7 on 9x9, 7.5 otherwise).",
-        show_default=False,
-    ),
-    rules: str = typer.Option(
-        "computer", help="Go rules: chinese, japanese, tromp-taylor, aga, nz, computer."
-    ),
+    game: str = GAME,
+    size: int = SIZE,
+    komi: float = KOMI,
+    rules: str = RULES,
     black: str = typer.Option("human", help="human, or an agent: NAME[:option=value,...]."),
     white: str = typer.Option(
         None,
@@ -48,6 +39,7 @@ def play(
     """Play Go or Othello in the terminal: human vs agent, human vs human, or watch agents."""
     from imago.agents.base import Agent
     from imago.agents.registry import agent_from_spec
+    from imago.games import default_size
     from imago.gtp.game_engine import EngineConfig, GameEngine
     from imago.gtp.timecontrol import TimePolicy
     from imago.ui.terminal import Seats, TerminalGame

@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING
 import typer
 
 from imago.cli._common import console, err_console, fail
-from imago.core.errors import os_error_text
 
 if TYPE_CHECKING:
     from imago.records.files import Loaded
@@ -137,6 +136,7 @@ def convert(
 ) -> None:
     """Convert between SGF (Go and Othello), WTHOR and Othello transcripts (8x8 Othello only:
     a Go game or another board is refused, never written as something else)."""
+    from imago.core.errors import os_error_text
     from imago.records.files import WRITABLE, FormatError, load_file, save_file, suffix
 
     if suffix(target.name) not in WRITABLE:
@@ -173,6 +173,8 @@ def _read(paths: list[Path], replay: bool) -> Iterator[Loaded]:
 
 
 def _unreadable(error: BaseException) -> str:
+    from imago.core.errors import os_error_text
+
     if isinstance(error, OSError):
         return f"cannot read {error.filename or 'a file'}: {os_error_text(error)}"
     return f"a broken archive: {error}"

@@ -16,8 +16,6 @@ from typing import Any
 import typer
 
 from imago.cli._common import console, fail
-from imago.core.errors import os_error_text
-from imago.games import default_size
 
 train_app = typer.Typer(
     help="Build datasets from game records and train networks on them.", no_args_is_help=True
@@ -39,6 +37,7 @@ def _years(text: str | None) -> tuple[int, int] | None:
 
 def _game_of(sources: list[Path]) -> str:
     """The game the records hold (said, so that a wrong guess is seen)."""
+    from imago.core.errors import os_error_text
     from imago.train.sources import guess_game
 
     for source in sources:
@@ -203,6 +202,8 @@ def dataset(
     label_every: int = typer.Option(1, help="With --label: label every n-th decision."),
 ) -> None:
     """Build a dataset of encoded positions (compressed .npz shards + manifest.json)."""
+    from imago.games import default_size
+
     if game is None:
         game = _game_of(sources)
     _check_game(game)
@@ -257,6 +258,8 @@ def supervised(
     resume: bool = typer.Option(False, help="Continue the run in --out exactly."),
 ) -> None:
     """Train a network to predict the moves of recorded games."""
+    from imago.games import default_size
+
     _check_game(game)
     from imago.nn.dataset import Dataset, DatasetError
     from imago.nn.supervised import TrainConfig, TrainingError, prepare_output
@@ -413,6 +416,7 @@ def patterns(
     from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
     from imago.agents.alphabeta import WeightsError
+    from imago.core.errors import os_error_text
     from imago.records.wthor import WthorError
     from imago.train import othello_patterns as op
 
