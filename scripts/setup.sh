@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Sets up everything imago needs on a fresh Debian machine, idempotently:
-# the engines the tests play against (GNU Go, GRhino), a virtualenv in .venv with imago and its
-# test and training extras, and the node packages of the tests that use Sabaki's libraries.
+# the engines the tests play against (GNU Go, GRhino), Chromium for the browser tests, a virtualenv
+# in .venv with imago and its test, training and web extras, and the node packages of the tests
+# that use Sabaki's libraries.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
   missing=()
-  for package in gnugo grhino; do
+  for package in gnugo grhino chromium; do
     dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
   done
   if [ ${#missing[@]} -gt 0 ]; then
@@ -18,7 +19,7 @@ fi
 
 [ -x .venv/bin/python ] || python3 -m venv .venv
 .venv/bin/python -m pip install -q --disable-pip-version-check torch==2.13.0
-.venv/bin/python -m pip install -q --disable-pip-version-check -e '.[dev,nn,bench]'
+.venv/bin/python -m pip install -q --disable-pip-version-check -e '.[dev,nn,bench,web]'
 # compile the numba kernels once, now, so that the first game's first move does not wait
 .venv/bin/imago warmup
 

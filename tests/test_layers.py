@@ -1,6 +1,6 @@
 """The architecture, checked: imports between imago's packages flow one way.
 
-    core -> games -> records -> agents -> gtp -> nn, train -> arena, ui, bench -> cli
+    core -> games -> records -> agents -> gtp -> nn, train -> arena, ui -> rl, bench -> cli
 
 A module may import its own package and any package of a lower layer, never a higher one
 (plugin discovery by module name, as the agent and benchmark registries do, is not an import).
@@ -25,6 +25,7 @@ LAYERS = {
     "train": 6,
     "arena": 7,
     "ui": 7,
+    "rl": 8,
     "bench": 8,
     "cli": 9,
 }

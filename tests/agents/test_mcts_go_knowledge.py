@@ -133,13 +133,13 @@ def test_pattern_playouts_play_legal_moves_only() -> None:
 def _priors(position: GoPosition) -> dict[str, float]:
     """Each legal move's prior win rate (virtual wins / virtual visits) at ``position``."""
     from imago.agents import _go_patterns as gp
-    from imago.agents import _mcts_kernels as mk
+    from imago.agents.mcts import _go as mk
     from imago.games.go import fastpath as gf
 
     size = position.size
     s = gf.to_arrays(position)
     out = np.empty(size * size + 1, dtype=np.int64)
-    n = mk.go_legal(s, size, False, 0, np.empty(0, dtype=np.int64), out)
+    n = mk.sensible_moves(s, size, False, 0, np.empty(0, dtype=np.int64), out, True)
     ei = np.zeros((n, 2), dtype=np.int64)
     ei[:, 0] = out[:n]
     ef = np.zeros((n, 5))
@@ -235,8 +235,8 @@ def test_go_tree_reused_after_the_opponents_reply() -> None:
     result = agent.select_move(state, Limit(playouts=2000))
     assert len(result.pv) >= 2
     after = state.play(result.move).play(result.pv[1])  # the expected reply is in the tree
-    tree = agent._reused_tree(after, agent._game(after))
-    assert tree.nf[tree.root] > 0  # statistics kept, not a fresh root
+    tree = agent._tree_for(after, agent.make_game(after, agent.search), 0)
+    assert tree.visits(tree.root) > 0  # statistics kept, not a fresh root
     assert after.is_legal(agent.select_move(after, Limit(playouts=200)).move)
 
 

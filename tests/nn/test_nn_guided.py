@@ -27,14 +27,14 @@ def _model(tmp_path: Path, game: str, size: int, features: str = "legal4") -> Pa
 
 def test_guided_search_asks_the_network_and_plays_legal_moves(tmp_path: Path) -> None:
     model = _model(tmp_path, "go", 7)
-    agent = make_agent("nnmcts", "go", {"model": str(model), "oracle_visits": "2"}, seed=1, size=7)
+    agent = make_agent("nnmcts", "go", {"model": str(model), "guide_visits": "2"}, seed=1, size=7)
     state = make("go", size=7)
     for _ in range(6):
         result = agent.select_move(state, Limit(playouts=300))
         assert state.is_legal(result.move)
         state = state.play(result.move)
-    oracle = agent.oracle  # type: ignore[attr-defined]
-    assert oracle.calls >= 6  # every root at least
+    guide = agent.guide  # type: ignore[attr-defined]
+    assert guide.positions >= 6  # every root at least
     priors = [c.prior for c in result.candidates]
     assert all(p is not None and 0.0 <= p <= 1.0 for p in priors)
 
@@ -68,37 +68,42 @@ def test_the_shipped_model_guides_9x9_by_default() -> None:
     state = make("go", size=9)
     result = agent.select_move(state, Limit(playouts=200))
     assert state.is_legal(result.move)
-    assert agent.oracle.network.spec.size == 9  # type: ignore[attr-defined]
-    with pytest.raises(ValueError, match="knows 9x9 Go, not 13x13"):
+    assert agent.guide.spec.size == 9  # type: ignore[attr-defined]
+    with pytest.raises(ValueError, match="for 9x9 go, not 13x13"):
         agent.select_move(make("go", size=13), Limit(playouts=10))
 
 
-def test_oracle_probabilities_follow_the_legal_actions(tmp_path: Path) -> None:
-    from imago.nn.export import onnx_session
-    from imago.nn.guided import NetworkPriors
-    from imago.nn.inference import Network
+def test_evaluator_probabilities_follow_the_legal_actions(tmp_path: Path) -> None:
+    from imago.agents.mcts import LeafBatch
+    from imago.nn.evaluator import NetworkEvaluator
 
     path = _model(tmp_path, "go", 7)
-    network = Network.load(path, device="cpu")
-    board = np.zeros(49, dtype=np.int64)
-    board[[3, 17, 30]] = [1, 2, 1]
+    leaves = LeafBatch("go", 7, 1, 4, 8)
+    leaves.boards[0, 0, [3, 17, 30]] = [1, 2, 1]
+    leaves.to_play[0] = 2
     actions = np.array([0, 10, 24, 49])
-    by_torch = NetworkPriors(network, 7)(board, 2, actions)
-    assert by_torch.shape == (4,) and (by_torch > 0).all()
-    assert by_torch.sum() == pytest.approx(1.0, abs=1e-5)  # masked to exactly these actions
-    session = onnx_session(path)
-    if session is not None:  # the same probabilities from ONNX Runtime
-        by_onnx = NetworkPriors(network, 7, session=session)(board, 2, actions)
-        assert by_onnx == pytest.approx(by_torch, abs=1e-5)
-        with pytest.raises(ValueError, match="torch backend"):
-            NetworkPriors(network, 7, symmetries=8, session=session)
+    leaves.legal[0, actions] = True
+    leaves.legal[1, 49] = True  # only pass
+    by_torch = NetworkEvaluator.load(path, backend="torch").evaluate(leaves, 2)
+    assert by_torch.priors is not None and by_torch.priors.shape == (2, 50)
+    assert (by_torch.priors[0, actions] > 0).all() and by_torch.priors[0].sum() == pytest.approx(
+        1.0, abs=1e-5
+    )
+    assert by_torch.priors[0, actions].sum() == pytest.approx(1.0, abs=1e-5)  # legal moves only
+    assert by_torch.priors[1, 49] == pytest.approx(1.0)
+    assert ((by_torch.values >= 0) & (by_torch.values <= 1)).all()
+    by_onnx = NetworkEvaluator.load(path, backend="onnx").evaluate(leaves, 2)
+    assert by_onnx.priors == pytest.approx(by_torch.priors, abs=1e-5)
+    assert by_onnx.values == pytest.approx(by_torch.values, abs=1e-5)
+    with pytest.raises(ValueError, match="torch backend"):
+        NetworkEvaluator.load(path, backend="onnx", symmetries=8)
 
 
 @pytest.mark.parametrize("backend", ["torch", "onnx"])
 def test_backends_play(tmp_path: Path, backend: str) -> None:
     model = _model(tmp_path, "go", 7)
     agent = make_agent("nnmcts", "go", {"model": str(model), "backend": backend}, seed=3, size=7)
-    assert (agent.oracle.session is None) == (backend == "torch")  # type: ignore[attr-defined]
+    assert agent.guide.backend == backend  # type: ignore[attr-defined]
     result = agent.select_move(make("go", size=7), Limit(playouts=100))
     assert result.move.is_play
     with pytest.raises(ValueError, match="backend"):
@@ -134,6 +139,6 @@ def test_the_guided_benchmark_measures_both_searches_and_the_network() -> None:
     from imago.bench.nn import guided
 
     figures = {f.name: f for f in guided(BenchConfig(quick=True, repeats=1))}
-    for name in ("mcts", "nnmcts_torch", "oracle_torch"):
+    for name in ("mcts", "nnmcts_torch", "guide_torch"):
         assert figures[f"nn.guided.{name}"].value > 0
-    assert figures["nn.guided.oracle_torch"].unit == "ms/call"
+    assert figures["nn.guided.guide_torch"].unit == "ms/call"

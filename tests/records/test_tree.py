@@ -153,3 +153,32 @@ def test_othello_implicit_passes() -> None:
     with pytest.raises(RecordError) as raised:
         game_from_moves(make("othello"), [Move.from_algebraic("a1")])
     assert raised.value.index == 0
+
+
+def test_a_go_game_resumed_after_two_passes_still_enforces_superko() -> None:
+    # Black takes the ko on C4; both pass (the game is over); the record goes on, as OGS and
+    # Japanese-rules disputes allow. White's retake on B4 would recreate the position before
+    # Black's capture: positional superko forbids it, resumed game or not.
+    from imago.core.errors import IllegalReason
+    from imago.games.go import GoPosition, GoRules
+
+    start = GoPosition.from_diagram(
+        """
+        . X O . .
+        X O . O .
+        . X O . .
+        . . . . .
+        . . . . .
+        """,
+        rules=GoRules.preset("chinese"),
+    )
+    game = Game(start)
+    node = game.add_variation(Move.from_gtp("C4", 5))
+    node = node.add_variation(Move.PASS).add_variation(Move.PASS)
+    assert node.state.is_over()
+    with pytest.raises(IllegalMoveError) as raised:
+        node.add_variation(Move.from_gtp("B4", 5))
+    assert raised.value.reason is IllegalReason.SUPERKO
+    resumed = node.add_variation(Move.from_gtp("E1", 5), Color.WHITE)
+    assert resumed.state.move_number == 4  # the history is kept: move numbers go on
+    assert resumed.state.captures(Color.BLACK) == 1

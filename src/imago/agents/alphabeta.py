@@ -44,6 +44,7 @@ import numpy.typing as npt
 
 from imago.agents.base import (
     Agent,
+    AgentError,
     Candidate,
     InfoCallback,
     Limit,
@@ -356,6 +357,14 @@ class AlphaBetaAgent(Agent):
 
             self._go_table = new_table(min(self.options.table_bits, 18))
         return self._go_table
+
+    def prepare(self, game: str, size: int) -> None:
+        """Refuse Othello on any board but 8x8 (its evaluation and solver are 8x8 only)."""
+        if game == "othello" and size != 8:
+            raise AgentError(
+                f"the alpha-beta agent plays Othello on 8x8 only, not {size}x{size}: "
+                "use mcts (or az) on other boards"
+            )
 
     def reset(self) -> None:
         self._othello_table = None

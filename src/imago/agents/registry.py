@@ -38,6 +38,7 @@ AGENT_MODULES: tuple[str, ...] = (
     "imago.arena.external",
     "imago.nn.agent",
     "imago.nn.guided",
+    "imago.nn.az",
 )
 """Modules imported (when present and importable) to discover the built-in agents."""
 

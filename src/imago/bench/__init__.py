@@ -25,6 +25,8 @@ BENCH_MODULES: tuple[str, ...] = (
     "imago.bench.records",
     "imago.bench.search",
     "imago.bench.nn",
+    "imago.bench.rl",
+    "imago.bench.web",
 )
 
 

@@ -8,8 +8,6 @@ from __future__ import annotations
 import statistics
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from imago.bench import BenchConfig, Figure, benchmark, median_seconds
 
 if TYPE_CHECKING:
@@ -51,21 +49,25 @@ def _simulation_rate(spec: str, positions: list[GameState], simulations: int) ->
     return statistics.median(rates)
 
 
-def _oracle_seconds(backend: str, state: GameState, repeats: int) -> float | None:
-    """Seconds per call of the shipped 9x9 network as the search's prior oracle."""
-    from imago.agents import make_agent
+def _guide_seconds(backend: str, state: GameState, repeats: int) -> float | None:
+    """Seconds per position of the shipped 9x9 network as the search's guide (one position
+    a call: features, network, softmax over the legal moves)."""
+    from imago.agents.mcts import LeafBatch
+    from imago.nn.evaluator import NetworkEvaluator
+    from imago.nn.shipped import shipped_model
 
-    agent = make_agent("nnmcts", "go", {"backend": backend}, seed=1)
-    oracle = agent.oracle  # type: ignore[attr-defined]
-    if backend == "onnx" and oracle.session is None:
+    try:
+        guide = NetworkEvaluator.load(shipped_model("go", 9), game="go", backend=backend)
+    except ImportError:
         return None
-    board = state.board().reshape(-1).astype(np.int64)  # type: ignore[attr-defined]
-    color = int(state.to_play)
-    actions = np.flatnonzero(state.legal_mask())
+    leaves = LeafBatch("go", state.size, guide.history, 1, 8)
+    leaves.boards[0, :] = state.board().reshape(-1)
+    leaves.to_play[0] = int(state.to_play)
+    leaves.legal[0] = state.legal_mask()
 
     def call_many() -> None:
         for _ in range(100):
-            oracle(board, color, actions)
+            guide.evaluate(leaves, 1)
 
     call_many()
     return median_seconds(call_many, repeats) / 100
@@ -94,11 +96,11 @@ def guided(config: BenchConfig) -> list[Figure]:
             continue
         figures.append(Figure(f"nn.guided.{label}", rate, "sims/s", note))
     for backend in ("onnx", "torch"):
-        seconds = _oracle_seconds(backend, positions[-1], config.repeats)
+        seconds = _guide_seconds(backend, positions[-1], config.repeats)
         if seconds is not None:
             figures.append(
                 Figure(
-                    f"nn.guided.oracle_{backend}",
+                    f"nn.guided.guide_{backend}",
                     seconds * 1000,
                     "ms/call",
                     "one position: features, network, softmax over the legal moves",

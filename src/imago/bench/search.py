@@ -282,9 +282,9 @@ def go_playout_policy(config: BenchConfig) -> list[Figure]:
 
     import numpy as np
 
-    from imago.agents import _mcts_kernels as mk
     from imago.agents._go_patterns import POLICY_PATTERN, pattern_table
     from imago.agents._go_playout_kernels import POLICY_HEAVY, POLICY_RANDOM
+    from imago.agents.mcts import _go as mk
     from imago.games.go import fastpath, new_game
 
     position = new_game(size=9)
@@ -299,7 +299,7 @@ def go_playout_policy(config: BenchConfig) -> list[Figure]:
         def run(policy: int = policy, rng: np.ndarray = rng) -> None:
             for _ in range(count):
                 first = np.zeros(82, dtype=np.int8)
-                mk.go_playout(start.copy(), 9, 7.0, False, 1000, rng, first, policy, table)
+                mk.playout(start.copy(), 9, 7.0, False, 1000, rng, first, policy, table)
 
         run()  # compile or load from the cache
         started = time.thread_time()

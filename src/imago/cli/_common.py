@@ -49,19 +49,19 @@ def fail(message: str, code: int = 1) -> typer.Exit:
 def strongest_agent(game: str, size: int | None = None) -> str:
     """The strongest agent this installation can run for ``game`` on a ``size`` board (default:
     the game's usual one), as an agent spec: ``nnmcts`` on 9x9 Go (the shipped network; it
-    needs torch), ``mcts`` on other Go boards, both searching with two threads on a machine
-    with two cores or more; ``alphabeta`` in Othello. The default opponent of ``imago play``,
-    the agent ``hint`` asks there, and ``imago gtp``'s agent."""
+    needs torch), ``mcts`` on other Go and Othello boards, both searching with two threads on
+    a machine with two cores or more; ``alphabeta`` in 8x8 Othello. The default opponent of
+    ``imago play``, the agent ``hint`` asks there, and ``imago gtp``'s agent."""
     import importlib.util
     import os
 
     from imago.games import default_size
     from imago.nn.shipped import SHIPPED_MODELS
 
-    if game == "othello":
-        return "alphabeta"
-    threads = "" if (os.cpu_count() or 1) < 2 else ":threads=2"
     board = size or default_size(game)
+    threads = "" if (os.cpu_count() or 1) < 2 else ":threads=2"
+    if game == "othello":
+        return "alphabeta" if board == 8 else "mcts" + threads
     if (game, board) in SHIPPED_MODELS and importlib.util.find_spec("torch") is not None:
         return "nnmcts" + threads
     return "mcts" + threads

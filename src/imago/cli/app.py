@@ -24,6 +24,9 @@ COMMAND_MODULES: tuple[str, ...] = (
     "imago.cli.match",
     "imago.cli.train",
     "imago.cli.warmup",
+    "imago.cli.rl",
+    "imago.cli.serve",
+    "imago.cli.analyze",
 )
 """Each module defines ``register(app: typer.Typer) -> None``; missing modules are skipped."""
 

@@ -10,7 +10,12 @@ legal      uint8 ``(n, ceil(A/8))``    the legal-action mask, bit-packed (``A = 
 policy     int16 ``(n,)``              the action played (the policy target)
 value      int8 ``(n,)``               the game result for the player to move: 1, 0, -1
 game       int32 ``(n,)``              the game's number within its shard
+target     float16 ``(n, A)``          optional: a move distribution (self-play's search
+                                       policy) to learn instead of the move played
 =========  ==========================  =========================================================
+
+A writer may add other arrays (self-play keeps its games' moves and results there); readers
+ignore keys they do not know.
 
 Splits (``train`` / ``val``) are by game: every position of a game lands in the same split.
 The manifest lists finished units (a source file, or a chunk of an archive), so an interrupted
@@ -65,18 +70,23 @@ class ShardArrays:
     policy: npt.NDArray[np.int16]
     value: npt.NDArray[np.int8]
     game: npt.NDArray[np.int32]
+    target: npt.NDArray[np.float16] | None = None
 
     def __len__(self) -> int:
         return int(self.policy.shape[0])
 
     @staticmethod
     def concat(parts: list[ShardArrays]) -> ShardArrays:
+        targets = [p.target for p in parts]
+        if any(t is None for t in targets) and not all(t is None for t in targets):
+            raise DatasetError("cannot join shards with and without move distributions")
         return ShardArrays(
             np.concatenate([p.planes for p in parts]),
             np.concatenate([p.legal for p in parts]),
             np.concatenate([p.policy for p in parts]),
             np.concatenate([p.value for p in parts]),
             np.concatenate([p.game for p in parts]),
+            None if targets[0] is None else np.concatenate(targets),  # type: ignore[arg-type]
         )
 
     def take(self, index: npt.NDArray[np.integer]) -> ShardArrays:
@@ -86,21 +96,26 @@ class ShardArrays:
             self.policy[index],
             self.value[index],
             self.game[index],
+            None if self.target is None else self.target[index],
         )
 
 
-def write_shard(path: Path, arrays: ShardArrays) -> None:
-    """Write one compressed shard atomically."""
+def write_shard(
+    path: Path, arrays: ShardArrays, extras: dict[str, npt.NDArray[np.generic]] | None = None
+) -> None:
+    """Write one compressed shard atomically (``extras``: more arrays, for its writer)."""
     tmp = path.with_name(f".{path.name}.tmp{os.getpid()}.npz")
+    fields: dict[str, npt.NDArray[np.generic]] = {
+        "planes": arrays.planes,
+        "legal": arrays.legal,
+        "policy": arrays.policy,
+        "value": arrays.value,
+        "game": arrays.game,
+    }
+    if arrays.target is not None:
+        fields["target"] = arrays.target
     try:
-        np.savez_compressed(
-            tmp,
-            planes=arrays.planes,
-            legal=arrays.legal,
-            policy=arrays.policy,
-            value=arrays.value,
-            game=arrays.game,
-        )
+        np.savez_compressed(tmp, **{**(extras or {}), **fields})  # type: ignore[arg-type]
         os.replace(tmp, path)
     finally:
         if tmp.exists():
@@ -112,20 +127,27 @@ def read_shard(path: Path) -> ShardArrays:
     try:
         with np.load(path, allow_pickle=False) as data:
             return ShardArrays(
-                data["planes"], data["legal"], data["policy"], data["value"], data["game"]
+                data["planes"],
+                data["legal"],
+                data["policy"],
+                data["value"],
+                data["game"],
+                data["target"] if "target" in data.files else None,
             )
-    except (OSError, KeyError, ValueError) as error:
+    except (OSError, KeyError, ValueError, EOFError) as error:
         raise DatasetError(f"cannot read shard {path}: {error}") from None
 
 
 @dataclass(frozen=True, slots=True)
 class Batch:
-    """Unpacked arrays for training: planes as float32 ``(B, P, N, N)``, legal as bool."""
+    """Unpacked arrays for training: planes as float32 ``(B, P, N, N)``, legal as bool, the
+    move distribution to learn (when the shard has one) as float32 ``(B, A)``."""
 
     planes: npt.NDArray[np.float32]
     legal: npt.NDArray[np.bool_]
     policy: npt.NDArray[np.int64]
     value: npt.NDArray[np.float32]
+    target: npt.NDArray[np.float32] | None = None
 
 
 class Dataset:
@@ -194,16 +216,22 @@ class Dataset:
 
     def unpack(self, arrays: ShardArrays) -> Batch:
         """Unpack stored rows into training arrays."""
-        n, size = len(arrays), self.size
-        bits = self.planes * size * size
-        planes = np.unpackbits(arrays.planes, axis=1, count=bits, bitorder="little")
-        legal = np.unpackbits(arrays.legal, axis=1, count=size * size + 1, bitorder="little")
-        return Batch(
-            planes.reshape(n, self.planes, size, size).astype(np.float32),
-            legal.astype(np.bool_),
-            arrays.policy.astype(np.int64),
-            arrays.value.astype(np.float32),
-        )
+        return unpack(arrays, self.planes, self.size)
+
+
+def unpack(arrays: ShardArrays, planes: int, size: int) -> Batch:
+    """Unpack stored rows of ``planes`` feature planes on a ``size`` board."""
+    n = len(arrays)
+    bits = planes * size * size
+    unpacked = np.unpackbits(arrays.planes, axis=1, count=bits, bitorder="little")
+    legal = np.unpackbits(arrays.legal, axis=1, count=size * size + 1, bitorder="little")
+    return Batch(
+        unpacked.reshape(n, planes, size, size).astype(np.float32),
+        legal.astype(np.bool_),
+        arrays.policy.astype(np.int64),
+        arrays.value.astype(np.float32),
+        None if arrays.target is None else arrays.target.astype(np.float32),
+    )
 
 
 def pack_rows(array: npt.NDArray[np.generic]) -> npt.NDArray[np.uint8]:

@@ -76,9 +76,11 @@ def export_onnx(model_path: str | Path, onnx_path: str | Path) -> Path:
 
 
 def onnx_session(model_path: str | Path, threads: int = 1) -> Any | None:
-    """An ONNX Runtime session over the model at ``model_path`` (exported through a temporary
-    file), or ``None`` when ``onnx`` / ``onnxruntime`` are not installed. Its input is
-    ``planes`` and its first output ``policy`` (see :func:`export_onnx`)."""
+    """An ONNX Runtime session over the model at ``model_path``, or ``None`` when ``onnx`` /
+    ``onnxruntime`` are not installed. Its input is ``planes`` and its first output ``policy``
+    (see :func:`export_onnx`). An export beside the model (``model.onnx`` for ``model.pt``, no
+    older than it, as ``imago rl`` writes them) is used as it is; otherwise the model is
+    exported through a temporary file."""
     try:
         import onnx  # noqa: F401
         import onnxruntime as ort  # type: ignore[import-untyped]
@@ -88,6 +90,9 @@ def onnx_session(model_path: str | Path, threads: int = 1) -> Any | None:
     if threads > 0:
         options.intra_op_num_threads = threads
         options.inter_op_num_threads = 1
+    beside = Path(model_path).with_suffix(".onnx")
+    if beside.is_file() and beside.stat().st_mtime >= Path(model_path).stat().st_mtime:
+        return ort.InferenceSession(str(beside), options, providers=["CPUExecutionProvider"])
     with tempfile.TemporaryDirectory() as folder:
         path = export_onnx(model_path, Path(folder) / "model.onnx")
         return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])

@@ -22,6 +22,10 @@ SHIPPED_MODELS: dict[tuple[str, int], Path] = {
 }
 """Shipped model file by ``(game, board size)``."""
 
+SHIPPED_AZ_MODELS: dict[tuple[str, int], Path] = {}
+"""Shipped self-play (``imago rl``) networks by ``(game, board size)``: the ``az`` agent's
+default where one exists (else the supervised network above)."""
+
 
 def shipped_model(game: str, size: int) -> Path:
     """The shipped model for ``game`` on a ``size`` board; a :class:`ModelError` when there is
@@ -65,3 +69,13 @@ def model_file_problem(path: str | Path) -> str | None:
         return None
     what = "a folder, not a model file" if file.is_dir() else "no such file"
     return f"{file}: {what} (a model is a model.pt written by imago train)"
+
+
+def az_model(game: str, size: int) -> Path:
+    """The network the ``az`` agent plays by default: the shipped self-play network for
+    ``game`` on a ``size`` board, else the shipped supervised one (a :class:`ModelError`
+    when neither exists)."""
+    path = SHIPPED_AZ_MODELS.get((game, size))
+    if path is not None and path.is_file():
+        return path
+    return shipped_model(game, size)

@@ -244,7 +244,7 @@ def train_supervised(
             lr = lr_at(config, state.global_step, progress(), warmup)
             for group in optimizer.param_groups:
                 group["lr"] = lr
-            loss, correct = _train_step(
+            loss, correct, _ = _train_step(
                 net, optimizer, scaler, batch, sym, spec.size, device, amp_dtype, config
             )
             state.stats.positions += len(rows)
@@ -319,24 +319,29 @@ def _amp_dtype(config: TrainConfig, device: Any) -> Any:
     return torch.bfloat16
 
 
-def _to_tensors(batch: Batch, sym: int, size: int, device: Any) -> tuple[Any, Any, Any, Any]:
+def _to_tensors(batch: Batch, sym: int, size: int, device: Any) -> tuple[Any, Any, Any, Any, Any]:
+    """``(planes, legal, move played, value, move distribution or None)`` as tensors on
+    ``device``, seen through board symmetry ``sym``."""
     import torch
 
     from imago.nn.symmetry import gather_table, image_table
 
-    planes, legal, policy = batch.planes, batch.legal, batch.policy
+    planes, legal, policy, target = batch.planes, batch.legal, batch.policy, batch.target
     if sym:
         source = gather_table(sym, size)
         n, c = planes.shape[:2]
         planes = planes.reshape(n, c, size * size)[..., source[:-1]].reshape(planes.shape)
         legal = legal[..., source]
         policy = image_table(sym, size)[policy]
+        if target is not None:
+            target = target[..., source]
     x = torch.from_numpy(np.ascontiguousarray(planes)).to(device)
     return (
         x.contiguous(memory_format=torch.channels_last),
         torch.from_numpy(np.ascontiguousarray(legal)).to(device),
         torch.from_numpy(np.ascontiguousarray(policy)).to(device),
         torch.from_numpy(batch.value).to(device),
+        None if target is None else torch.from_numpy(np.ascontiguousarray(target)).to(device),
     )
 
 
@@ -350,21 +355,27 @@ def _train_step(
     device: Any,
     amp_dtype: Any,
     config: TrainConfig,
-) -> tuple[float, int]:
+) -> tuple[float, int, float]:
+    """One optimiser step: ``(policy loss, moves predicted, value loss)``."""
     import torch
     import torch.nn.functional as F
 
-    x, _legal, target, z = _to_tensors(batch, sym, size, device)
+    x, _legal, target, z, distribution = _to_tensors(batch, sym, size, device)
     optimizer.zero_grad(set_to_none=True)
     with torch.autocast(
         device.type, dtype=amp_dtype or torch.float32, enabled=amp_dtype is not None
     ):
         logits, value = net(x)
     logits = logits.float()
-    loss = F.cross_entropy(logits, target)
+    if distribution is None:
+        loss = F.cross_entropy(logits, target)
+    else:  # cross-entropy with the search's move distribution
+        loss = -(distribution * F.log_softmax(logits, dim=1)).sum(dim=1).mean()
     total = loss
+    value_loss = torch.zeros(())
     if value is not None:
-        total = loss + config.value_weight * F.mse_loss(value.float(), z)
+        value_loss = F.mse_loss(value.float(), z)
+        total = loss + config.value_weight * value_loss
     if scaler is not None:
         scaler.scale(total).backward()
         scaler.step(optimizer)
@@ -373,7 +384,7 @@ def _train_step(
         total.backward()  # type: ignore[no-untyped-call]
         optimizer.step()
     correct = int((logits.argmax(dim=1) == target).sum())
-    return float(loss.detach()), correct
+    return float(loss.detach()), correct, float(value_loss.detach())
 
 
 def _validation_subset(dataset: Dataset, config: TrainConfig) -> ShardArrays | None:
@@ -412,7 +423,7 @@ def evaluate_arrays(
     with torch.no_grad():
         for start in range(0, len(arrays), batch_size):
             part = arrays.take(np.arange(start, min(start + batch_size, len(arrays))))
-            x, legal, target, z = _to_tensors(dataset.unpack(part), 0, size, device)
+            x, legal, target, z, _ = _to_tensors(dataset.unpack(part), 0, size, device)
             raw = torch.zeros(len(part), size * size + 1, device=x.device)
             masked = torch.zeros_like(raw)
             value_sum = torch.zeros(len(part), device=x.device)

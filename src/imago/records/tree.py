@@ -167,6 +167,13 @@ class GameNode:
         return state
 
     def _resume(self, state: GameState, initial: GameState | None) -> GameState:
+        """The position ``state`` (a game over) with play resumed: through the rules' own
+        ``resume`` where they have one (it keeps the move number, captures and the superko
+        history), else as a setup of the board as it stands."""
+        resume = getattr(state, "resume", None)
+        if resume is not None and getattr(state, "resigned", None) is None:
+            resumed: GameState = resume()
+            return resumed
         if initial is None:
             initial = self.game().initial
         board = state.board()

@@ -283,10 +283,7 @@ class GoPosition:
             s = self._s
             if _refcount(s) == 3 and _SPARE_BYTES[0] < _SPARE_LIMIT:
                 length = s.shape[0]
-                spare = _SPARE.get(length)
-                if spare is None:
-                    spare = _SPARE[length] = []
-                spare.append(s)
+                _SPARE.setdefault(length, []).append(s)  # atomic under the GIL
                 _SPARE_BYTES[0] += length * 8
         except Exception:  # interpreter shutdown: nothing to recycle into
             pass
@@ -468,17 +465,23 @@ class GoPosition:
             if self.is_over():
                 raise IllegalMoveError(IllegalReason.GAME_OVER, "resign")
             who = color or self.to_play
-            return GoPosition._make(self._s, size, self._rules, self, move, who)
+            # its own copy of the state: positions never share an array (one that died would
+            # hand the array back for reuse while the other still reads it)
+            return GoPosition._make(self._s.copy(), size, self._rules, self, move, who)
         s = self._s
         mode = self._mode
         length = s.shape[0]
         if mode and self._nkeys + self._keys_at >= length:
             length += 64  # room for 64 more superko keys
         spare = _SPARE.get(length)
+        child = None
         if spare:
-            child = spare.pop()
-            _SPARE_BYTES[0] -= length * 8
-        else:
+            try:  # another thread may have taken the last one since the check
+                child = spare.pop()
+                _SPARE_BYTES[0] -= length * 8
+            except IndexError:
+                pass
+        if child is None:
             child = _empty(length, _int64)
         result = _advance(
             s, child, size, action, 0 if color is None else int(color), self._suicide, mode
@@ -601,14 +604,39 @@ class GoPosition:
             f"{self.to_play} to play>\n{self.diagram()}"
         )
 
+    def __eq__(self, other: object) -> bool:
+        """Equal positions: the same board size, rules, stones, side to move, ko point and run
+        of passes, as :class:`~imago.games.othello.OthelloState` compares (the history is
+        ignored: positions reached by other move orders are equal, though superko may forbid
+        other moves in them)."""
+        if not isinstance(other, GoPosition):
+            return NotImplemented
+        if self is other:
+            return True
+        return (
+            self._size == other._size
+            and self._rules == other._rules
+            and self._resigned == other._resigned
+            and self.to_play == other.to_play
+            and self.ko_point == other.ko_point
+            and self.consecutive_passes == other.consecutive_passes
+            and bool(np.array_equal(self._s[: self._nn], other._s[: other._nn]))
+        )
+
+    def __hash__(self) -> int:
+        return hash((self._size, self.key))
+
     # -- fast path ----------------------------------------------------------------------------
     def arrays(self) -> npt.NDArray[np.int64]:
         """A copy of the kernel state array (see :mod:`imago.games.go.fastpath`)."""
         return self._s[: self._length].copy()
 
     def superko_keys(self) -> npt.NDArray[np.int64]:
-        """The sorted keys the superko rule forbids to recreate (empty under simple ko)."""
-        return self._superko_keys()
+        """The sorted keys the superko rule forbids to recreate (empty under simple ko), as a
+        read-only view."""
+        keys = self._superko_keys()
+        keys.flags.writeable = False
+        return keys
 
     # -- internals ------------------------------------------------------------------------------
     def _check_point(self, point: Point) -> None:

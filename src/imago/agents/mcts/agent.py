@@ -1,0 +1,461 @@
+"""Agents that search with :class:`~imago.agents.mcts.search.MCTS`: the ``mcts`` agent (random
+playouts) and the base that network agents (``imago.nn``'s ``az`` and ``nnmcts``) build on.
+
+:class:`SearchAgent` holds what every search agent does the same way: limits (simulations or
+time, a stop flag), tree reuse between moves, root parallelisation over threads, interim
+analysis for GUIs, resignation, and the Go rule that a game-ending pass needs a settled result.
+A subclass says which search to run (:meth:`SearchAgent.make_search`).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from imago.agents.base import (
+    Agent,
+    Candidate,
+    InfoCallback,
+    Limit,
+    SearchResult,
+    StopFlag,
+)
+from imago.agents.mcts import _tree as kt
+from imago.agents.mcts.config import MCTSConfig
+from imago.agents.mcts.evaluators import Evaluator, RandomPlayoutEvaluator
+from imago.agents.mcts.games import PLAYOUT_POLICIES, SearchGame, search_game
+from imago.agents.mcts.search import MCTS
+from imago.agents.mcts.selection import PUCT, UCT, RaveUCT, SelectionRule
+from imago.agents.mcts.tree import Tree
+from imago.agents.registry import register_agent
+from imago.core.game import GameState
+from imago.core.move import Move
+
+
+class SearchAgent(Agent):
+    """A Monte Carlo tree search agent (see the module docstring). ``simulations`` is the
+    default per move when the limit gives neither playouts, nodes nor time; ``chunk`` how many
+    simulations run between checks of the clock and the stop flag."""
+
+    name = "search"
+    chunk = 32
+
+    def __init__(
+        self,
+        config: MCTSConfig,
+        rng: np.random.Generator,
+        *,
+        simulations: int,
+        threads: int = 1,
+        reuse: bool = True,
+        ended: str = "cautious",
+    ) -> None:
+        if simulations < 1:
+            raise ValueError("simulations (playouts) must be >= 1")
+        if threads < 1:
+            raise ValueError("threads must be >= 1")
+        self.config = config
+        self.rng = rng
+        self.simulations = simulations
+        self.threads = threads
+        self.reuse = reuse
+        self.ended = ended
+        self._searches = [self.make_search() for _ in range(threads)]
+        self._trees: list[Tree] = []
+        self._root_key: int | None = None
+
+    # -- what a subclass decides -------------------------------------------------------------------
+    def make_search(self) -> MCTS:
+        """The search of one thread (a new one for each thread)."""
+        raise NotImplementedError
+
+    def make_game(self, state: GameState, search: MCTS) -> SearchGame:
+        """The search's view of ``state`` (one root)."""
+        seed = int(self.rng.integers(1, 2**62))
+        return search_game(state, self.config, seed, history=search.history, ended=self.ended)
+
+    @property
+    def search(self) -> MCTS:
+        """The (first thread's) search."""
+        return self._searches[0]
+
+    # -- the agent ---------------------------------------------------------------------------------
+    def reset(self) -> None:
+        self._trees = []
+        self._root_key = None
+
+    def select_move(
+        self,
+        state: GameState,
+        limit: Limit,
+        *,
+        on_info: InfoCallback | None = None,
+        stop: StopFlag | None = None,
+    ) -> SearchResult:
+        start = time.perf_counter()
+        if state.is_over():
+            return SearchResult(Move.PASS)
+        games = [self.make_game(state, search) for search in self._searches]
+        trees = [self._tree_for(state, game, i) for i, game in enumerate(games)]
+        if trees[0].ni[trees[0].root, kt.N_COUNT] == 0:
+            return SearchResult(Move.PASS)
+        playouts = limit.playouts or limit.nodes
+        seconds = limit.time
+        if playouts is None and seconds is None:
+            playouts = self.simulations
+        deadline = None if seconds is None else start + seconds
+        shares = _shares(playouts, len(trees))
+        for search, game, tree, share in zip(self._searches, games, trees, shares, strict=True):
+            search.begin(tree, game, share if share is not None else self.simulations)
+        if len(trees) == 1:
+            done = self._grow(0, games[0], trees[0], shares[0], deadline, stop, on_info, start)
+        else:
+            done = self._grow_in_parallel(games, trees, shares, deadline, stop, on_info, start)
+        self._trees, self._root_key = trees, state.key
+        result = self._settled(state, self._result(trees, games, done, time.perf_counter() - start))
+        if on_info is not None:
+            on_info(result)
+        threshold = self.config.resign_threshold
+        root_visits = sum(tree.visits(tree.root) for tree in trees)
+        if (
+            threshold > 0
+            and root_visits >= self.config.resign_min_visits
+            and result.winrate is not None
+            and result.winrate < threshold
+        ):
+            return replace(result, move=Move.RESIGN)
+        return result
+
+    def _tree_for(self, state: GameState, game: SearchGame, thread: int) -> Tree:
+        """The last search's subtree below ``state`` when it lies a few moves below the old
+        root (and its moves are exactly the legal ones), else a new tree."""
+        search = self._searches[thread]
+        tree = self._trees[thread] if thread < len(self._trees) else None
+        if self.reuse and tree is not None and self._reusable(search):
+            node = self._node_below(tree, state)
+            if node >= 0 and _same_moves(tree, node, game):
+                tree.keep(np.array([node]))
+                return tree
+        return search.new_tree(game)
+
+    @staticmethod
+    def _reusable(search: MCTS) -> bool:
+        return search.rule.kernel_id != kt.RULE_GUMBEL  # its halving starts from no visits
+
+    def _node_below(self, tree: Tree, state: GameState) -> int:
+        moves: list[Move] = []
+        walk: GameState | None = state
+        while walk is not None and len(moves) <= 4:
+            if walk.key == self._root_key:
+                node = tree.root
+                for move in reversed(moves):
+                    if move.is_resign or node < 0:
+                        return -1
+                    node = tree.child(node, move.to_action(state.size))
+                return node if node >= 0 and tree.ni[node, kt.N_COUNT] > 0 else -1
+            if walk.last_move is None:
+                return -1
+            moves.append(walk.last_move)
+            walk = walk.previous
+        return -1
+
+    def _grow(
+        self,
+        thread: int,
+        game: SearchGame,
+        tree: Tree,
+        playouts: int | None,
+        deadline: float | None,
+        stop: StopFlag | None,
+        on_info: InfoCallback | None,
+        start: float,
+        progress: list[int] | None = None,
+    ) -> int:
+        """Run simulations on one tree until ``playouts`` are done, the ``deadline`` passes or
+        ``stop`` is set; report progress to ``on_info`` twice a second, or keep the count in
+        ``progress[thread]``. How many ran."""
+        search = self._searches[thread]
+        done = 0
+        next_info = start + 0.5
+        while playouts is None or done < playouts:
+            step = self.chunk if playouts is None else min(self.chunk, playouts - done)
+            ran = search.run(game, tree, step, stop=stop, deadline=deadline)
+            done += ran
+            if progress is not None:
+                progress[thread] = done
+            now = time.perf_counter()
+            if (deadline is not None and now >= deadline) or (stop is not None and stop.is_set()):
+                break
+            if ran == 0:
+                break
+            if on_info is not None and now >= next_info:
+                on_info(self._result([tree], [game], done, now - start))
+                next_info = now + 0.5
+        return done
+
+    def _grow_in_parallel(
+        self,
+        games: list[SearchGame],
+        trees: list[Tree],
+        shares: list[int | None],
+        deadline: float | None,
+        stop: StopFlag | None,
+        on_info: InfoCallback | None,
+        start: float,
+    ) -> int:
+        """:meth:`_grow` on every tree at once, one thread each (the numba kernels release the
+        GIL); this thread reports the summed statistics to ``on_info``. When one thread fails,
+        the others stop at their next chunk and the error is raised here."""
+        failed = threading.Event()
+        halt = _EitherFlag(stop, failed)
+        n = len(trees)
+        progress = [0] * n
+        with ThreadPoolExecutor(max_workers=n, thread_name_prefix="imago-mcts") as pool:
+            futures = [
+                pool.submit(
+                    self._grow,
+                    i,
+                    games[i],
+                    trees[i],
+                    shares[i],
+                    deadline,
+                    halt,
+                    None,
+                    start,
+                    progress,
+                )
+                for i in range(n)
+            ]
+            while True:
+                finished, pending = wait(futures, timeout=0.5, return_when=FIRST_EXCEPTION)
+                if any(f.exception() is not None for f in finished):
+                    failed.set()
+                    break
+                if not pending:
+                    break
+                if on_info is not None:
+                    seconds = time.perf_counter() - start
+                    on_info(self._result(trees, games, sum(progress), seconds))
+            return sum(f.result() for f in futures)
+
+    # -- the result --------------------------------------------------------------------------------
+    def _result(
+        self, trees: list[Tree], games: list[SearchGame], done: int, seconds: float
+    ) -> SearchResult:
+        """The search result from the trees' root statistics, summed move by move (the PV of a
+        move comes from the tree that visited it most)."""
+        num = games[0].num_actions
+        visits = np.zeros(num)
+        wins = np.zeros(num)
+        priors = np.zeros(num)
+        seen = np.zeros(num, dtype=np.bool_)
+        best_tree = np.zeros(num, dtype=np.int64)
+        best_edge = np.full(num, -1, dtype=np.int64)
+        most = np.full(num, -1.0)
+        for t, tree in enumerate(trees):
+            sl = tree.edges(tree.root)
+            actions = tree.ei[sl, kt.E_ACTION]
+            tree_visits = tree.ef[sl, kt.E_N]
+            visits[actions] += tree_visits
+            wins[actions] += tree.ef[sl, kt.E_W]
+            priors[actions] += tree.ef[sl, kt.E_PRIOR] / len(trees)
+            seen[actions] = True
+            better = tree_visits > most[actions]
+            most[actions[better]] = tree_visits[better]
+            best_tree[actions[better]] = t
+            best_edge[actions[better]] = np.arange(sl.start, sl.stop)[better]
+        actions = np.flatnonzero(seen)
+        order = actions[np.lexsort((-priors[actions], -visits[actions]))]
+        chosen = self._chosen_action(trees, games, visits)
+        if chosen is not None:
+            order = np.concatenate([[chosen], order[order != chosen]])
+        candidates: list[Candidate] = []
+        for a in order:
+            n = round(visits[a])
+            if n == 0 and candidates:
+                continue
+            winrate = float(wins[a] / visits[a]) if visits[a] > 0 else 0.5
+            t = int(best_tree[a])
+            pv = tuple(games[t].move(x) for x in trees[t].principal_variation(int(best_edge[a])))
+            candidates.append(Candidate(pv[0], n, winrate, float(priors[a]), 2 * winrate - 1, pv))
+        best = candidates[0]
+        return SearchResult(
+            best.move,
+            winrate=best.winrate,
+            value=best.value,
+            pv=best.pv,
+            nodes=done,
+            depth=len(best.pv),
+            seconds=seconds,
+            candidates=tuple(candidates),
+        )
+
+    def _chosen_action(
+        self, trees: list[Tree], games: list[SearchGame], visits: np.ndarray
+    ) -> int | None:
+        """The move to play when it is not simply the most visited (Gumbel: sequential
+        halving's survivor); ``None`` otherwise."""
+        search = self._searches[0]
+        if search.rule.kernel_id == kt.RULE_GUMBEL and len(trees) == 1:
+            return search.gumbel_choice(trees[0], 0)
+        return None
+
+    def _settled(self, state: GameState, result: SearchResult) -> SearchResult:
+        """``result``, or its most visited move other than pass when passing would end the game
+        and the search is unsure of its outcome (``MCTSConfig.settled_pass``)."""
+        certain = self.config.settled_pass
+        if (
+            not result.move.is_pass
+            or result.winrate is None
+            or not 1 - certain < result.winrate < certain
+            or not state.play(Move.PASS).is_over()  # the rules say whether a pass ends it
+        ):
+            return result
+        floor = result.winrate - self.config.settled_pass_margin  # not a seki's liberty, say
+        others = [
+            c
+            for c in result.candidates
+            if not c.move.is_pass and c.visits > 0 and (c.winrate or 0.0) >= floor
+        ]
+        if not others:
+            return result
+        move = others[0]
+        return replace(
+            result,
+            move=move.move,
+            winrate=move.winrate,
+            value=move.value,
+            pv=move.pv,
+            depth=len(move.pv),
+        )
+
+
+def _shares(playouts: int | None, threads: int) -> list[int | None]:
+    if playouts is None:
+        return [None] * threads
+    return [playouts // threads + (i < playouts % threads) for i in range(threads)]
+
+
+@dataclass(frozen=True, slots=True)
+class _EitherFlag:
+    """A stop flag set when either of two is (the caller's may be absent)."""
+
+    first: StopFlag | None
+    second: StopFlag
+
+    def is_set(self) -> bool:
+        return self.second.is_set() or (self.first is not None and self.first.is_set())
+
+
+def _same_moves(tree: Tree, node: int, game: SearchGame) -> bool:
+    """Whether ``node``'s edges are exactly the moves legal at the search root. A node expanded
+    deep in an earlier search did not know the moves that led to it as history, so under
+    superko it may hold a move that repeats a position of the game as actually played."""
+    edges = tree.actions(node)
+    _, legal = game.root_moves(0)
+    return bool(len(edges) == len(legal) and np.array_equal(np.sort(edges), np.sort(legal)))
+
+
+# -- the mcts agent --------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class MCTSOptions:
+    """Options of the MCTS agent."""
+
+    playouts: int = 2000
+    """Simulations per move when the limit gives neither playouts, nodes nor time."""
+    c: float = 0.7
+    """Exploration constant."""
+    rave: bool = True
+    """Use MC-RAVE (all-moves-as-first values) in the selection."""
+    rave_k: float = 1000.0
+    resign: float = 0.05
+    """Resign below this root win rate (0: never)."""
+    reuse: bool = True
+    """Keep the tree between moves."""
+    dirichlet_alpha: float = 0.0
+    playout_policy: str = "pattern"
+    """Go playouts: ``random`` (uniform sensible moves), ``heavy`` (capture / atari escape
+    answering the last move, no self-atari of groups of two or more stones) or ``pattern``
+    (heavy plus 3x3 shape patterns around the last move)."""
+    priors: float = 1.0
+    """Go: weight of the prior knowledge given to new tree nodes (0: none)."""
+    threads: int = 1
+    """Search threads (root parallelisation: each thread grows its own tree from its own seed,
+    the numba kernels run without the GIL, and the root statistics are summed to choose the
+    move). Under a playout limit the playouts are shared out and the result stays
+    deterministic for a seed."""
+
+
+def playout_config(options: MCTSOptions, **more: object) -> MCTSConfig:
+    """The search config of a playout agent's options (``more``: extra config fields)."""
+    if options.playout_policy not in PLAYOUT_POLICIES:
+        raise ValueError(f"playout_policy must be one of {', '.join(PLAYOUT_POLICIES)}")
+    if options.c < 0 or not 0 <= options.resign < 1:
+        raise ValueError("c must be >= 0 and resign in [0, 1)")
+    return MCTSConfig(
+        c=options.c,
+        rave_k=options.rave_k,
+        resign_threshold=options.resign,
+        dirichlet_alpha=options.dirichlet_alpha,
+        playout_policy=options.playout_policy,
+        prior_weight=options.priors,
+        pass_moves="answer",
+        **more,  # type: ignore[arg-type]
+    )
+
+
+class MCTSAgent(SearchAgent):
+    """Monte Carlo tree search with playouts, for Go and Othello (8x8, 6x6, 4x4).
+
+    A ``guide`` evaluator (``imago.nn``'s ``nnmcts`` passes a policy network) is asked for the
+    priors of the root and of every node that ``guide_visits`` simulations have passed
+    through; they add a progressive bias of weight ``guide_bias`` to the selection."""
+
+    name = "mcts"
+
+    def __init__(
+        self,
+        options: MCTSOptions,
+        rng: np.random.Generator,
+        guide: Evaluator | None = None,
+        *,
+        guide_visits: int = 1,
+        guide_bias: float = 0.1,
+    ) -> None:
+        if guide_visits < 1 or guide_bias < 0:
+            raise ValueError("guide_visits must be >= 1 and guide_bias >= 0")
+        config = playout_config(
+            options,
+            guide_visits=guide_visits if guide is not None else 0,
+            guide_bias=guide_bias,
+        )
+        self.options = options
+        self.guide = guide
+        self.rule: SelectionRule = RaveUCT() if options.rave else UCT()
+        super().__init__(
+            config,
+            rng,
+            simulations=options.playouts,
+            threads=options.threads,
+            reuse=options.reuse,
+        )
+
+    def make_search(self) -> MCTS:
+        return MCTS(self.config, self.rule, RandomPlayoutEvaluator(), self.rng, guide=self.guide)
+
+
+@register_agent(
+    "mcts",
+    MCTSOptions,
+    games=("go", "othello"),
+    summary="Monte Carlo tree search with playouts (UCT / MC-RAVE; Go: patterns and priors)",
+)
+def _make_mcts(options: MCTSOptions, rng: np.random.Generator) -> Agent:
+    return MCTSAgent(options, rng)
+
+
+__all__ = ["PUCT", "MCTSAgent", "MCTSOptions", "SearchAgent", "playout_config"]

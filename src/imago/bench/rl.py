@@ -1,0 +1,132 @@
+"""Self-play speed against its ceiling: the network's own batched inference throughput.
+
+``imago bench rl.selfplay`` measures, in one run and for each game, with the same network
+and the same batch (the number of games stepped together):
+
+* ``network_pos_s``: positions per CPU second through the evaluator alone (features, ONNX
+  Runtime with one thread, softmax over the legal moves), on positions of real self-play;
+* ``selfplay_pos_s``: leaf evaluations per CPU second of self-play (the search's numba
+  kernels, the games, the network and the Python between them, all in the measuring thread):
+  the positions played per second times the simulations per move;
+* ``ratio``: the second over the first (the goal: at least 0.7), and ``search_share``: the
+  part of self-play's time spent outside the network.
+
+CPU time of the one thread doing everything (``time.thread_time``), so other load on the
+machine does not count.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from imago.bench import BenchConfig, Figure, benchmark
+
+CASES = (
+    # label, game, size, network (shipped, or a random size), games together, simulations
+    ("othello8", "othello", 8, "shipped", 128, 64),
+    ("go9", "go", 9, "shipped", 128, 64),
+    ("othello6", "othello", 6, "b4c32", 128, 32),
+)
+
+
+class _CpuDeadline:
+    """Set once this thread has used ``seconds`` of CPU time from now."""
+
+    def __init__(self, seconds: float) -> None:
+        self.at = time.thread_time() + seconds
+
+    def is_set(self) -> bool:
+        return time.thread_time() >= self.at
+
+
+class _Timed:
+    """An evaluator that counts the CPU time spent inside it."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.history = inner.history
+        self.needs_states = inner.needs_states
+        self.seconds = 0.0
+        self.positions = 0
+
+    def evaluate(self, leaves: Any, count: int) -> Any:
+        started = time.thread_time()
+        result = self.inner.evaluate(leaves, count)
+        self.seconds += time.thread_time() - started
+        self.positions += count
+        return result
+
+
+def _network(game: str, size: int, name: str, folder: Any) -> Any:
+    from imago.nn.evaluator import NetworkEvaluator
+    from imago.nn.rl_train import initial_model
+    from imago.nn.shipped import shipped_model
+
+    if name == "shipped":
+        path = shipped_model(game, size)
+    else:
+        path = folder / f"{game}{size}-{name}.pt"
+        initial_model(path, game=game, size=size, arch=name, features="legal4", seed=1)
+    return NetworkEvaluator.load(path, backend="auto", device="cpu", threads=1)
+
+
+def measure(
+    game: str, size: int, network: str, parallel: int, simulations: int, seconds: float
+) -> dict[str, float]:
+    """The figures of one case (see the module docstring)."""
+    import tempfile
+    from pathlib import Path
+
+    from imago.rl.selfplay import GameSpec, SelfPlay, SelfPlayConfig
+
+    with tempfile.TemporaryDirectory() as folder:
+        evaluator = _network(game, size, network, Path(folder))
+    timed = _Timed(evaluator)
+    config = SelfPlayConfig(parallel=parallel, simulations=simulations, considered=16)
+    play = SelfPlay(GameSpec(game, size), timed, config, seed=1)
+    finished: list[Any] = []
+    # compile, fill the batch, reach the middle game; then measure
+    play.play(1 << 30, finished.append, stop=_CpuDeadline(min(2.0, seconds / 3)))
+    timed.seconds, timed.positions = 0.0, 0
+    evaluations, started = play.stats.evaluations, time.thread_time()
+    play.play(1 << 30, finished.append, stop=_CpuDeadline(seconds))
+    spent = time.thread_time() - started
+    played = play.stats.evaluations - evaluations
+    selfplay_rate = played / spent
+    # the ceiling: the same evaluator on the same batches, nothing else
+    leaves = play.search.leaves
+    assert leaves is not None
+    count = min(parallel, leaves.capacity)
+    evaluator.evaluate(leaves, count)
+    calls, begun = 0, time.thread_time()
+    while time.thread_time() - begun < seconds / 2 or calls < 3:
+        evaluator.evaluate(leaves, count)
+        calls += 1
+    network_rate = calls * count / (time.thread_time() - begun)
+    return {
+        "network_pos_s": network_rate,
+        "selfplay_pos_s": selfplay_rate,
+        "ratio": selfplay_rate / network_rate,
+        "search_share": 1.0 - timed.seconds / spent,
+    }
+
+
+@benchmark(
+    "rl.selfplay",
+    "self-play leaf evaluations/s against the network's batched throughput (same run)",
+)
+def selfplay(config: BenchConfig) -> list[Figure]:
+    seconds = 3.0 if config.quick else 12.0
+    figures = []
+    for label, game, size, network, parallel, simulations in CASES:
+        result = measure(game, size, network, parallel, simulations, seconds)
+        note = f"{network} network, {parallel} games together, {simulations} simulations, Gumbel"
+        prefix = f"rl.selfplay.{label}"
+        figures += [
+            Figure(f"{prefix}.network_pos_s", result["network_pos_s"], "pos/cpu-s", note),
+            Figure(f"{prefix}.selfplay_pos_s", result["selfplay_pos_s"], "pos/cpu-s", note),
+            Figure(f"{prefix}.ratio", result["ratio"], "x", "goal >= 0.7"),
+            Figure(f"{prefix}.search_share", result["search_share"], "of self-play time", ""),
+        ]
+    return figures

@@ -1,0 +1,426 @@
+"""``imago rl``: learning by self-play (AlphaZero / MiniGo's loop) in a run folder.
+
+``imago rl loop RUN --game othello --size 6 --test``      the whole loop, tiny, in seconds
+``imago rl init RUN --game go --size 9 --preset improve --bootstrap MODEL``
+``imago rl loop RUN --hours 6``                            rounds until the time is spent
+``imago rl selfplay RUN --follow``                         a self-play worker on a shared folder
+``imago rl train | validate | evaluate | references | status | plot RUN``
+
+Every stage reads and writes the run folder (see :mod:`imago.rl.folder`) and can be stopped
+with Ctrl-C (or killed) and run again: it goes on from what the folder holds.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import signal
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from imago.cli._common import console, fail
+
+rl_app = typer.Typer(
+    help="Learning by self-play: bootstrap, self-play, train, validate, evaluate, repeat.",
+    no_args_is_help=True,
+)
+
+RUN = typer.Argument(..., help="The run folder.")
+
+
+# -- progress and interruption ---------------------------------------------------------------------
+@contextlib.contextmanager
+def _interruptible() -> Iterator[threading.Event]:
+    """A stop flag set by the first Ctrl-C (or SIGTERM): stages stop at their next safe point
+    and save what they have; a second Ctrl-C stops at once."""
+    stop = threading.Event()
+
+    def ask(signum: int, frame: Any) -> None:
+        if stop.is_set():
+            raise KeyboardInterrupt
+        stop.set()
+        console.print("[yellow]stopping at the next safe point (Ctrl-C again to quit now)[/]")
+
+    previous = {sig: signal.signal(sig, ask) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield stop
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+@contextlib.contextmanager
+def _progress() -> Iterator[Any]:
+    """A report callback drawing one progress bar (with its ETA) per stage."""
+    from rich.progress import (
+        BarColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    columns = (
+        TextColumn("[bold]{task.fields[stage]:<10}"),
+        BarColumn(),
+        TextColumn("{task.description}"),
+        TimeElapsedColumn(),
+        TextColumn("eta"),
+        TimeRemainingColumn(),
+    )
+    with Progress(*columns, console=console, transient=False) as bar:
+        tasks: dict[str, Any] = {}
+        last: dict[str, tuple[float, float]] = {}
+
+        def report(stage: str, done: float, total: float, text: str) -> None:
+            key = stage
+            if key in tasks and last.get(key, (0.0, 0.0))[1] != total:
+                bar.update(tasks[key], visible=False)
+                del tasks[key]
+            if key not in tasks:
+                tasks[key] = bar.add_task(text, total=max(total, 1e-9), stage=stage)
+            last[key] = (done, total)
+            bar.update(tasks[key], completed=done, description=text)
+
+        yield report
+
+
+def _folder(run: Path) -> Any:
+    from imago.rl.folder import RunFolder
+    from imago.rl.stages import load_config
+
+    folder = RunFolder(run)
+    try:
+        return folder, load_config(folder)
+    except ValueError as error:
+        raise fail(str(error)) from None
+
+
+def _errors() -> contextlib.AbstractContextManager[None]:
+    """Turn the run's own errors into one clear line."""
+
+    @contextlib.contextmanager
+    def guard() -> Iterator[None]:
+        from imago.core.errors import ImagoError
+
+        try:
+            yield
+        except (ImagoError, ValueError, FileNotFoundError) as error:
+            raise fail(str(error)) from None
+
+    return guard()
+
+
+# -- init ------------------------------------------------------------------------------------------
+def _settings(
+    game: str,
+    size: int | None,
+    rules: str,
+    komi: float | None,
+    preset: str,
+    bootstrap: Path | None,
+    model: str | None,
+    features: str | None,
+    records: list[Path] | None,
+    records_years: str | None,
+    records_min_rank: str | None,
+    references: list[str] | None,
+    changes: list[str] | None,
+    seed: int,
+) -> Any:
+    from imago.rl.config import preset as make_preset
+    from imago.rl.selfplay import GameSpec
+
+    if game not in ("go", "othello"):
+        raise fail(f"unknown game {game!r} (go or othello)")
+    board = size or (9 if game == "go" else 8)
+    spec = GameSpec(game, board, rules, 7.0 if komi is None else komi)
+    try:
+        config = make_preset(preset, spec)
+        updates: dict[str, Any] = {"seed": seed}
+        if bootstrap is not None:
+            updates["bootstrap"] = str(bootstrap)
+        if model:
+            updates["model"] = model
+        if features:
+            updates["features"] = features
+        if records:
+            updates["records"] = [str(p) for p in records]
+        if records_years:
+            first, _, last = records_years.partition("-")
+            updates["records_years"] = [int(first), int(last or first)]
+        if records_min_rank:
+            updates["records_min_rank"] = records_min_rank
+        if references is not None:
+            updates["references.opponents"] = list(references)
+        for change in changes or []:
+            key, eq, value = change.partition("=")
+            if not eq:
+                raise fail(f"--set wants key=value, got {change!r}")
+            updates[key.strip()] = _value(value.strip())
+        return config.with_changes(updates)
+    except ValueError as error:
+        raise fail(str(error)) from None
+
+
+def _value(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
+@rl_app.command("init")
+def init(
+    run: Path = RUN,
+    game: str = typer.Option("go", help="go or othello."),
+    size: int = typer.Option(None, help="Board size (default 9 for Go, 8 for Othello)."),
+    rules: str = typer.Option("chinese", help="Go rules preset."),
+    komi: float = typer.Option(None, help="Go komi (default 7)."),
+    preset: str = typer.Option(
+        "scratch", help="test (tiny), scratch (from random weights), improve (from --bootstrap)."
+    ),
+    bootstrap: Path = typer.Option(None, help="Start from this model (a dual-head network)."),
+    model: str = typer.Option(None, help="Network size when starting from random weights (b4c32)."),
+    features: str = typer.Option(None, help="Feature set of a random network (legal4)."),
+    records: list[Path] = typer.Option(None, help="Real game records to validate on."),
+    records_years: str = typer.Option(None, help="Only the records of these years: 2023-2025."),
+    records_min_rank: str = typer.Option(None, help="Only Go records of players this strong."),
+    reference: list[str] = typer.Option(
+        None, help='A fixed opponent for the Elo curve, "label=spec" (repeatable).'
+    ),
+    set_: list[str] = typer.Option(None, "--set", help="Any setting: selfplay.simulations=64."),
+    seed: int = typer.Option(0, help="Seed of the run."),
+) -> None:
+    """Create a run folder with its settings (shown by ``imago rl status``)."""
+    from imago.rl.folder import RunFolder
+    from imago.rl.stages import init as init_run
+
+    config = _settings(
+        game, size, rules, komi, preset, bootstrap, model, features, records, records_years,
+        records_min_rank, reference, set_, seed,
+    )  # fmt: skip
+    with _errors():
+        init_run(RunFolder(run), config)
+    console.print(f"run {run}: {game} {config.spec.size}x{config.spec.size}, preset {preset}")
+
+
+# -- the loop --------------------------------------------------------------------------------------
+@rl_app.command("loop")
+def loop(
+    run: Path = RUN,
+    rounds: int = typer.Option(None, help="Stop once this many more generations exist."),
+    hours: float = typer.Option(None, help="Stop after this many hours."),
+    test: bool = typer.Option(
+        False, "--test", help="A new run with a tiny network and tiny settings (seconds)."
+    ),
+    game: str = typer.Option("othello", help="With --test or a new folder: go or othello."),
+    size: int = typer.Option(None, help="With --test or a new folder: the board size."),
+    selfplay: bool = typer.Option(
+        True, help="Play the self-play games too (--no-selfplay: workers elsewhere do)."
+    ),
+) -> None:
+    """Run the loop: bootstrap, then rounds of self-play, training, validation, gating (and
+    reference matches), until stopped. A new folder is created with ``--test`` settings or
+    the ``scratch`` preset."""
+    from imago.rl.folder import RunFolder
+    from imago.rl.stages import init as init_run
+    from imago.rl.stages import loop as run_loop
+
+    folder = RunFolder(run)
+    if not folder.exists():
+        preset = "test" if test else "scratch"
+        config = _settings(
+            game, size, "chinese", None, preset, None, None, None, None, None, None, None, None, 0
+        )
+        with _errors():
+            init_run(folder, config)
+        console.print(f"new run {run}: {game} {config.spec.size}x{config.spec.size}, {preset}")
+        if test and rounds is None:
+            rounds = 2
+    folder, config = _folder(run)
+    started = time.time()
+    with _interruptible() as stop, _progress() as report, _errors():
+        latest = run_loop(
+            folder, config, rounds=rounds, hours=hours, stop=stop, report=report, selfplay=selfplay
+        )
+    best = folder.best()
+    console.print(
+        f"generation {latest} (best {best}) after {time.time() - started:.0f} s; "
+        f"`imago rl status {run}` shows the run"
+    )
+
+
+# -- single stages ---------------------------------------------------------------------------------
+@rl_app.command("bootstrap")
+def bootstrap(run: Path = RUN) -> None:
+    """Make generation 0 (random weights, or the run's --bootstrap model) and promote it."""
+    from imago.rl.stages import bootstrap as make
+
+    folder, config = _folder(run)
+    with _progress() as report, _errors():
+        make(folder, config, report)
+
+
+@rl_app.command("selfplay")
+def selfplay(
+    run: Path = RUN,
+    games: int = typer.Option(None, help="Games to play (default: what the round lacks)."),
+    follow: bool = typer.Option(
+        False, help="A worker: play until stopped, always with the newest promoted network."
+    ),
+    worker: str = typer.Option(None, help="This worker's name in file names (default: unique)."),
+) -> None:
+    """Play self-play games into the newest round with the promoted network."""
+    from imago.rl.stages import self_play
+
+    folder, config = _folder(run)
+    with _interruptible() as stop, _progress() as report, _errors():
+        stats = self_play(
+            folder, config, games=games, follow=follow, stop=stop, report=report, worker=worker
+        )
+    data = stats.to_json()
+    console.print(
+        f"{data['games']} games, {data['moves']} moves, {data['examples']} examples, "
+        f"{data['positions_per_s']:,.0f} positions/s"
+    )
+
+
+@rl_app.command("gather")
+def gather(run: Path = RUN) -> None:
+    """Show the training window of the newest round (the example files training will read)."""
+    from imago.nn.dataset import read_shard
+    from imago.rl.stages import gather as window
+
+    folder, config = _folder(run)
+    latest = folder.latest()
+    if latest is None:
+        raise fail(f"{run} has no network yet: run `imago rl bootstrap {run}`")
+    files = window(folder, config, latest)
+    positions = sum(len(read_shard(p)) for p in files)
+    console.print(f"window of round {latest}: {len(files)} files, {positions:,} positions")
+    for path in files:
+        console.print(f"  {path.relative_to(folder.root)}")
+
+
+@rl_app.command("train")
+def train(run: Path = RUN) -> None:
+    """Train the newest generation on its window into the next generation."""
+    from imago.rl.stages import train as make
+
+    folder, config = _folder(run)
+    with _interruptible() as stop, _progress() as report, _errors():
+        new = make(folder, config, stop=stop, report=report)
+    console.print(
+        "stopped; the trainer's checkpoint keeps the progress"
+        if new is None
+        else f"generation {new}"
+    )
+
+
+def _generation(folder: Any, generation: int | None) -> int:
+    latest = folder.latest()
+    if latest is None:
+        raise fail(f"{folder.root} has no network yet")
+    chosen = latest if generation is None else generation
+    if chosen not in folder.generations():
+        raise fail(f"no generation {chosen} in {folder.root}")
+    return int(chosen)
+
+
+@rl_app.command("validate")
+def validate(
+    run: Path = RUN, generation: int = typer.Option(None, help="Default: the newest.")
+) -> None:
+    """Validate a generation on the self-play holdout and the run's real records."""
+    from imago.rl.validate import validate as check
+
+    folder, config = _folder(run)
+    chosen = _generation(folder, generation)
+    with _progress() as report, _errors():
+        row = check(folder, config, chosen, report=report)
+    console.print_json(json.dumps(row))
+
+
+@rl_app.command("evaluate")
+def evaluate(
+    run: Path = RUN, generation: int = typer.Option(None, help="Default: the newest.")
+) -> None:
+    """The gating match of a generation against the promoted one (promotes it on success)."""
+    from imago.rl.stages import evaluate as gate
+
+    folder, config = _folder(run)
+    chosen = _generation(folder, generation)
+    with _interruptible() as stop, _progress() as report, _errors():
+        row = gate(folder, config, chosen, stop=stop, report=report)
+    console.print_json(json.dumps(row))
+
+
+@rl_app.command("references")
+def references(
+    run: Path = RUN, generation: int = typer.Option(None, help="Default: the newest.")
+) -> None:
+    """Matches of a generation against the run's fixed references."""
+    from imago.rl.stages import references as play
+
+    folder, config = _folder(run)
+    chosen = _generation(folder, generation)
+    with _interruptible() as stop, _progress() as report, _errors():
+        row = play(folder, config, chosen, stop=stop, report=report)
+    console.print_json(json.dumps(row))
+
+
+@rl_app.command("plot")
+def plot(run: Path = RUN) -> None:
+    """Draw the run's curves into RUN/plots."""
+    from imago.rl.plots import plot_run
+
+    folder, _ = _folder(run)
+    written = plot_run(folder)
+    if not written:
+        raise fail("nothing to plot yet (or matplotlib is not installed: pip install imago[plot])")
+    for path in written:
+        console.print(str(path))
+
+
+@rl_app.command("status")
+def status(run: Path = RUN) -> None:
+    """What the run holds: generations, the promoted one, games per round, latest metrics."""
+    from rich.table import Table
+
+    folder, config = _folder(run)
+    spec = config.spec
+    console.print(
+        f"[bold]{run}[/]: {spec.game} {spec.size}x{spec.size}"
+        + (f", komi {spec.komi:g}, {spec.rules}" if spec.game == "go" else "")
+        + f"; best generation {folder.best()}"
+    )
+    table = Table(
+        "gen", "games", "train loss", "holdout top-1", "records top-1", "gating", "promoted"
+    )
+    evaluations = {row["generation"]: row for row in folder.metrics("evaluate")}
+    trainings = {row["generation"]: row for row in folder.metrics("train")}
+    validations = {row["generation"]: row for row in folder.metrics("validate")}
+    for gen in folder.generations():
+        ev, tr, va = evaluations.get(gen), trainings.get(gen), validations.get(gen)
+        table.add_row(
+            str(gen),
+            str(folder.games_in_round(gen)),
+            f"{tr['loss']:.3f}" if tr else "",
+            f"{va['holdout']['top1']:.3f}" if va and "holdout" in va else "",
+            f"{va['records']['top1']:.3f}" if va and "records" in va else "",
+            f"{ev['score']:.1%} ({ev['wins']}-{ev['draws']}-{ev['losses']})"
+            if ev and "score" in ev
+            else "",
+            "yes" if ev and ev.get("promoted") else "",
+        )
+    console.print(table)
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(rl_app, name="rl")

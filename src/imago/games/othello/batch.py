@@ -1,0 +1,309 @@
+# mypy: disable-error-code="no-any-return"
+"""Many Othello games held in arrays and stepped together by numba kernels.
+
+An :class:`OthelloBatch` keeps ``n`` games on one board size (8, 6 or 4) as two bitboards each
+(black and white discs, square ``row * 8 + col``, smaller boards in the top-left corner) with
+the colour to move, the last ``history`` boards (newest first) for network features, the moves
+played and which games are over. A step is the rules' own kernels (:mod:`imago.games.othello`)
+in one numba loop. Actions are ``row * size + col``; pass (``size * size``) is the only legal
+action of a player without a move.
+
+The same layer serves self-play (:mod:`imago.rl`), the search's roots
+(:mod:`imago.agents.mcts`) and batched environments::
+
+    batch = OthelloBatch(256, size=6)
+    mask = batch.legal_mask()          # (256, 37) bool
+    batch.step(actions)                # status per game: OK, or why the action was refused
+    batch.scores()                     # Black - White discs, empties to the winner
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import numpy.typing as npt
+from numba import njit
+
+from imago.core.errors import IllegalMoveError, IllegalReason
+from imago.games.othello import _kernels as _k
+from imago.games.othello import bitboard as bb
+from imago.games.othello.state import SIZES, OthelloState
+
+OK = 0
+OCCUPIED = 1
+NO_FLIPS = 2
+PASS_NOT_ALLOWED = 3
+GAME_OVER = 4
+OFF_BOARD = 5
+_REASONS = {
+    OCCUPIED: IllegalReason.OCCUPIED,
+    NO_FLIPS: IllegalReason.NO_FLIPS,
+    PASS_NOT_ALLOWED: IllegalReason.PASS_NOT_ALLOWED,
+    GAME_OVER: IllegalReason.GAME_OVER,
+}
+U1 = np.uint64(1)
+
+
+@njit(cache=True)
+def square_of(action: int, size: int) -> int:
+    """The bit square of action ``action`` on a ``size`` board (``action`` < ``size * size``)."""
+    return (action // size) * 8 + action % size
+
+
+@njit(cache=True)
+def write_board(black: np.uint64, white: np.uint64, size: int, out: np.ndarray) -> None:
+    """``out[row * size + col]``: 0 empty, 1 black, 2 white."""
+    for r in range(size):
+        for c in range(size):
+            bit = U1 << np.uint64(r * 8 + c)
+            out[r * size + c] = 1 if black & bit else (2 if white & bit else 0)
+
+
+@njit(cache=True)
+def legal_into(p: np.uint64, o: np.uint64, mask: np.uint64, size: int, out: np.ndarray) -> int:
+    """The legal actions of the player with discs ``p`` into ``out`` (ascending); only pass when
+    it has no move but the opponent has; none when the game is over. Returns the count."""
+    moves = _k.legal(p, o) & mask
+    n = 0
+    while moves:
+        sq = _k.lowest_square(moves)
+        moves &= moves - U1
+        out[n] = (sq // 8) * size + sq % 8
+        n += 1
+    if n == 0 and (_k.legal(o, p) & mask) != np.uint64(0):
+        out[0] = size * size
+        n = 1
+    return n
+
+
+@njit(cache=True)
+def disc_difference(p: np.uint64, o: np.uint64, mask: np.uint64) -> int:
+    """The final disc difference for ``p`` with the empty squares given to the winner."""
+    mine = _k.popcount(p)
+    theirs = _k.popcount(o)
+    empties = _k.popcount(mask & ~(p | o))
+    if mine > theirs:
+        return mine - theirs + empties
+    if theirs > mine:
+        return mine - theirs - empties
+    return 0
+
+
+@njit(cache=True)
+def _step(
+    black: np.ndarray,
+    white: np.ndarray,
+    to_play: np.ndarray,
+    boards: np.ndarray,
+    moves: np.ndarray,
+    done: np.ndarray,
+    actions: np.ndarray,
+    active: np.ndarray,
+    size: int,
+    mask: np.uint64,
+    status: np.ndarray,
+) -> None:
+    nn = size * size
+    for i in range(black.shape[0]):
+        if not active[i]:
+            continue
+        if done[i]:
+            status[i] = GAME_OVER
+            continue
+        is_black = to_play[i] == 1
+        p = black[i] if is_black else white[i]
+        o = white[i] if is_black else black[i]
+        legal = _k.legal(p, o) & mask
+        a = actions[i]
+        if a == nn:
+            if legal != np.uint64(0):
+                status[i] = PASS_NOT_ALLOWED
+                continue
+        else:
+            sq = square_of(a, size)
+            bit = U1 << np.uint64(sq)
+            if (p | o) & bit:
+                status[i] = OCCUPIED
+                continue
+            if not legal & bit:
+                status[i] = NO_FLIPS
+                continue
+            f = _k.flips(p, o, sq)
+            p = p | f | bit
+            o = o ^ f
+        status[i] = OK
+        if is_black:
+            black[i], white[i] = p, o
+        else:
+            black[i], white[i] = o, p
+        to_play[i] = 3 - to_play[i]
+        moves[i] += 1
+        for k in range(boards.shape[1] - 1, 0, -1):
+            boards[i, k] = boards[i, k - 1]
+        write_board(black[i], white[i], size, boards[i, 0])
+        done[i] = (_k.legal(o, p) & mask) == np.uint64(0) and (_k.legal(p, o) & mask) == np.uint64(
+            0
+        )
+
+
+@njit(cache=True)
+def _legal_masks(
+    black: np.ndarray,
+    white: np.ndarray,
+    to_play: np.ndarray,
+    mask: np.uint64,
+    size: int,
+    out: np.ndarray,
+) -> None:
+    buf = np.empty(size * size + 1, dtype=np.int64)
+    for i in range(black.shape[0]):
+        is_black = to_play[i] == 1
+        p = black[i] if is_black else white[i]
+        o = white[i] if is_black else black[i]
+        for j in range(legal_into(p, o, mask, size, buf)):
+            out[i, buf[j]] = True
+
+
+class OthelloBatch:
+    """``n`` Othello games on one board size, stepped together (see the module docstring).
+
+    ``history`` boards per game are kept for features (newest first; before the start the
+    oldest board is repeated, as :mod:`imago.nn.features` does).
+    """
+
+    game = "othello"
+
+    def __init__(self, n: int, size: int = 8, *, history: int = 1) -> None:
+        if size not in SIZES:
+            raise ValueError(f"Othello is played on {', '.join(map(str, SIZES))} boards")
+        if n < 1 or history < 1:
+            raise ValueError("a batch needs at least one game and one board of history")
+        self.size = size
+        self.num_actions = size * size + 1
+        self.mask = np.uint64(bb.board_mask(size))
+        self.black = np.zeros(n, dtype=np.uint64)
+        self.white = np.zeros(n, dtype=np.uint64)
+        self.colors = np.zeros(n, dtype=np.int64)
+        self.boards = np.zeros((n, history, size * size), dtype=np.int8)
+        self.moves = np.zeros(n, dtype=np.int64)
+        self.done = np.zeros(n, dtype=np.bool_)
+        self.reset()
+
+    @classmethod
+    def from_states(cls, states: Sequence[OthelloState], *, history: int = 1) -> OthelloBatch:
+        """A batch holding these positions (one board size), with their game histories."""
+        if not states:
+            raise ValueError("no positions")
+        batch = cls(len(states), states[0].size, history=history)
+        for i, state in enumerate(states):
+            batch.set_state(i, state)
+        return batch
+
+    @property
+    def n(self) -> int:
+        return int(self.black.shape[0])
+
+    @property
+    def history(self) -> int:
+        return int(self.boards.shape[1])
+
+    def to_play(self) -> npt.NDArray[np.int64]:
+        """The colour to move in each game (1 black, 2 white)."""
+        return self.colors.copy()
+
+    def players(self) -> tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint64]]:
+        """``(p, o)``: the discs of the player to move and of the opponent in every game."""
+        black_moves = self.colors == 1
+        return (
+            np.where(black_moves, self.black, self.white),
+            np.where(black_moves, self.white, self.black),
+        )
+
+    def legal_mask(self) -> npt.NDArray[np.bool_]:
+        """``(n, size * size + 1)``: the legal actions of each game (none once it is over)."""
+        out = np.zeros((self.n, self.num_actions), dtype=np.bool_)
+        _legal_masks(self.black, self.white, self.colors, self.mask, self.size, out)
+        out[self.done] = False
+        return out
+
+    def scores(self) -> npt.NDArray[np.float64]:
+        """Black's discs minus White's, the empty squares given to the winner (the WTHOR and
+        FFO convention)."""
+        return np.array(
+            [disc_difference(b, w, self.mask) for b, w in zip(self.black, self.white, strict=True)],
+            dtype=np.float64,
+        )
+
+    def board(self, index: int) -> npt.NDArray[np.int8]:
+        """Game ``index``'s board as ``(size, size)`` (0 empty, 1 black, 2 white)."""
+        return self.boards[index, 0].reshape(self.size, self.size).copy()
+
+    def reset(self, indices: npt.ArrayLike | None = None) -> None:
+        """Put the games ``indices`` (default: all) back at the start position."""
+        chosen = np.arange(self.n) if indices is None else np.asarray(indices, dtype=np.int64)
+        start = OthelloState(self.size)
+        for i in chosen:
+            self.set_state(int(i), start)
+
+    def set_state(self, index: int, state: OthelloState) -> None:
+        """Make game ``index`` the position ``state`` (of the batch's board size)."""
+        if state.size != self.size:
+            raise ValueError(
+                f"a {state.size}x{state.size} position in a {self.size}x{self.size} batch"
+            )
+        black, white = state.bitboards()
+        if state.to_play != 1:
+            black, white = white, black
+        self.black[index], self.white[index] = black, white
+        self.colors[index] = int(state.to_play)
+        walk: OthelloState | None = state
+        boards: list[npt.NDArray[np.generic]] = []
+        while walk is not None and len(boards) < self.history:
+            boards.append(walk.board().ravel())
+            walk = walk.previous
+        for k in range(self.history):
+            self.boards[index, k] = boards[min(k, len(boards) - 1)]
+        self.moves[index] = state.move_number
+        self.done[index] = state.is_over()
+
+    def step(
+        self, actions: npt.ArrayLike, active: npt.ArrayLike | None = None
+    ) -> npt.NDArray[np.int64]:
+        """Play one action in every game (or where ``active`` is true). Returns the status of
+        each: ``OK`` or why the action was refused (that game is then unchanged)."""
+        acts = np.ascontiguousarray(actions, dtype=np.int64)
+        if acts.shape != (self.n,):
+            raise ValueError(f"expected {self.n} actions, got shape {acts.shape}")
+        on = (
+            np.ones(self.n, dtype=np.bool_)
+            if active is None
+            else np.ascontiguousarray(active, dtype=np.bool_)
+        )
+        bad = on & ((acts < 0) | (acts > self.size * self.size))
+        if bad.any():
+            raise ValueError(f"action {int(acts[bad][0])} is outside 0..{self.size * self.size}")
+        status = np.zeros(self.n, dtype=np.int64)
+        _step(
+            self.black,
+            self.white,
+            self.colors,
+            self.boards,
+            self.moves,
+            self.done,
+            acts,
+            on,
+            self.size,
+            self.mask,
+            status,
+        )
+        return status
+
+    def step_strict(self, actions: npt.ArrayLike, active: npt.ArrayLike | None = None) -> None:
+        """:meth:`step`, raising :class:`IllegalMoveError` for the first refused action."""
+        status = self.step(actions, active)
+        refused = np.flatnonzero(status != OK)
+        if refused.size:
+            i = int(refused[0])
+            action = int(np.asarray(actions)[i])
+            raise IllegalMoveError(_REASONS[int(status[i])], f"game {i}: action {action}")

@@ -1,0 +1,214 @@
+"""The ``az`` agent: AlphaZero-style search, a network's priors and values with no playouts.
+
+The search is :class:`imago.agents.mcts.MCTS` with the PUCT rule (or Gumbel's sequential
+halving at the root) and a :class:`~imago.nn.evaluator.NetworkEvaluator`: each round descends
+``batch`` times with virtual loss, evaluates the new leaves in one network call and backs
+their values up. The same search, with many games at once, is what self-play runs
+(:mod:`imago.rl`). Usable wherever agents are: ``imago play``, ``imago gtp`` (``lz-analyze`` /
+``kata-analyze`` show visits, win rates and principal variations), ``imago match``::
+
+    imago match --black az --white 'gtp:command="gnugo --mode gtp"' --game go --size 9
+
+With no ``model`` the agent plays the network shipped for the game and board size
+(:func:`imago.nn.shipped.az_model`: a self-play network where one ships, else the supervised
+one).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from imago.agents.base import Agent, InfoCallback, Limit, SearchResult, StopFlag
+from imago.agents.mcts import (
+    MCTS,
+    RULES,
+    Evaluation,
+    LeafBatch,
+    MCTSConfig,
+    SearchAgent,
+    SearchGame,
+)
+from imago.agents.registry import register_agent
+from imago.core.game import GameState
+from imago.nn.evaluator import NetworkEvaluator
+
+
+@dataclass(frozen=True)
+class AZOptions:
+    """Options of the ``az`` agent."""
+
+    model: str = ""
+    """A model file (``model.pt`` from ``imago rl`` or ``imago train``); empty: the network
+    shipped for the game and board size."""
+    simulations: int = 400
+    """Simulations per move when the limit gives neither playouts, nodes nor time."""
+    batch: int = 16
+    """Leaves evaluated per network call (with virtual loss)."""
+    rule: str = "puct"
+    """``puct``, or ``gumbel`` (sequential halving at the root; needs a simulation limit)."""
+    c: float = 1.0
+    """PUCT's exploration constant on win rates in ``[0, 1]``."""
+    fpu_reduction: float = 0.2
+    resign: float = 0.03
+    """Resign below this root win rate (0: never)."""
+    temperature: float = 0.0
+    """0: play the most visited move; above 0, sample moves by ``visits ** (1 / t)`` for the
+    first ``temperature_moves`` moves of the game."""
+    temperature_moves: int = 0
+    dirichlet_alpha: float = 0.0
+    reuse: bool = True
+    backend: str = "auto"
+    """``onnx`` (ONNX Runtime), ``torch``, or ``auto`` (ONNX Runtime when installed)."""
+    device: str = "auto"
+    nn_threads: int = 1
+    """CPU threads of one network call."""
+
+
+class AZAgent(SearchAgent):
+    """PUCT (or Gumbel) search with a network's priors and values (see the module docstring)."""
+
+    name = "az"
+
+    def __init__(
+        self, options: AZOptions, rng: np.random.Generator, evaluator: NetworkEvaluator | None
+    ) -> None:
+        if options.rule not in ("puct", "gumbel"):
+            raise ValueError(f"rule must be puct or gumbel, not {options.rule!r}")
+        if options.batch < 1 or options.temperature < 0 or options.temperature_moves < 0:
+            raise ValueError("batch must be >= 1 and temperature, temperature_moves >= 0")
+        if not 0 <= options.resign < 1:
+            raise ValueError("resign must be in [0, 1)")
+        self.options = options
+        self._evaluator = evaluator
+        config = MCTSConfig(
+            c=options.c,
+            fpu_reduction=options.fpu_reduction,
+            resign_threshold=options.resign,
+            dirichlet_alpha=options.dirichlet_alpha,
+            resign_min_visits=min(200, options.simulations),
+        )
+        super().__init__(config, rng, simulations=options.simulations, reuse=options.reuse)
+
+    @property
+    def history(self) -> int:
+        """Boards of history the network reads (1 until it is loaded)."""
+        return 1 if self._evaluator is None else self._evaluator.history
+
+    @property
+    def evaluator(self) -> NetworkEvaluator:
+        if self._evaluator is None:
+            raise RuntimeError("the az agent's network is loaded with the first position")
+        return self._evaluator
+
+    def make_search(self) -> MCTS:
+        return MCTS(
+            self.config,
+            RULES[self.options.rule],
+            _Deferred(self),
+            self.rng,
+            per_root=self.options.batch,
+        )
+
+    def prepare(self, game: str, size: int) -> None:
+        """Refuse a board the network was not trained for (:class:`AgentError` saying which
+        model to give); with no ``model`` option, load the network shipped for the board."""
+        from imago.nn.shipped import check_fits
+
+        if self.options.model:
+            check_fits(self.evaluator.spec, self.options.model, game, size)
+            return
+        spec = None if self._evaluator is None else self._evaluator.spec
+        if spec is None or (spec.game, spec.size) != (game, size):
+            self._evaluator = _shipped_evaluator(game, size, self.options)
+
+    def make_game(self, state: GameState, search: MCTS) -> SearchGame:
+        if not self.options.model:
+            self.prepare(state.game, state.size)
+        self.evaluator.check(state.game, state.size)
+        return super().make_game(state, search)
+
+    def select_move(
+        self,
+        state: GameState,
+        limit: Limit,
+        *,
+        on_info: InfoCallback | None = None,
+        stop: StopFlag | None = None,
+    ) -> SearchResult:
+        if self.options.rule == "gumbel" and limit.time is not None and limit.playouts is None:
+            limit = Limit(playouts=limit.nodes or self.simulations)  # halving needs a budget
+        result = super().select_move(state, limit, on_info=on_info, stop=stop)
+        moves = self.options.temperature_moves
+        if (
+            self.options.temperature > 0
+            and state.move_number < moves
+            and result.move.is_play
+            and len(result.candidates) > 1
+        ):
+            return self._sampled(result)
+        return result
+
+    def _sampled(self, result: SearchResult) -> SearchResult:
+        visits = np.array([c.visits for c in result.candidates], dtype=np.float64)
+        weights = visits ** (1.0 / self.options.temperature)
+        if weights.sum() <= 0:
+            return result
+        pick = result.candidates[int(self.rng.choice(len(weights), p=weights / weights.sum()))]
+        return replace(result, move=pick.move, winrate=pick.winrate, value=pick.value, pv=pick.pv)
+
+
+class _Deferred:
+    """The agent's network as an evaluator, loaded once the first position shows which."""
+
+    needs_states = False
+
+    def __init__(self, agent: AZAgent) -> None:
+        self.agent = agent
+
+    @property
+    def history(self) -> int:
+        return self.agent.history
+
+    def evaluate(self, leaves: LeafBatch, count: int) -> Evaluation:
+        return self.agent.evaluator.evaluate(leaves, count)
+
+
+def _shipped_evaluator(game: str, size: int, options: AZOptions) -> NetworkEvaluator:
+    from imago.nn.shipped import az_model
+
+    return _load(str(az_model(game, size)), options, game)
+
+
+def _load(model: str, options: AZOptions, game: str | None = None) -> NetworkEvaluator:
+    return NetworkEvaluator.load(
+        model,
+        game=game,
+        backend=options.backend,
+        device=options.device,
+        threads=options.nn_threads,
+    )
+
+
+@register_agent(
+    "az",
+    AZOptions,
+    games=("go", "othello"),
+    summary="AlphaZero search: PUCT / Gumbel with a network's priors and values, no playouts "
+    "(shipped networks, or model=PATH)",
+)
+def _make_az(options: AZOptions, rng: np.random.Generator) -> Agent:
+    if options.nn_threads > 0:
+        import torch
+
+        torch.set_num_threads(options.nn_threads)
+    evaluator = _load(options.model, options) if options.model else None
+    if evaluator is not None and not evaluator.has_value:
+        from imago.nn.models import ModelError
+
+        raise ModelError(f"{options.model} has no value head: az needs a dual-head network")
+    return AZAgent(options, rng, evaluator)
+
+
+__all__ = ["AZAgent", "AZOptions"]

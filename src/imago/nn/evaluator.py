@@ -1,0 +1,143 @@
+"""A network as the search's leaf evaluator: many positions per call, ONNX Runtime or torch.
+
+:class:`NetworkEvaluator` answers :class:`imago.agents.mcts.evaluators.Evaluator`'s one call
+for a whole :class:`~imago.agents.mcts.evaluators.LeafBatch`: it encodes the leaves with the
+model's own feature set (:mod:`imago.nn.features`, the same encoders training used), runs the
+network once, turns the policy logits into probabilities over each leaf's legal actions and the
+value head's ``[-1, 1]`` into a win rate in ``[0, 1]`` (an even 0.5 for a policy-only network).
+
+Backends: ``onnx`` (ONNX Runtime; the fastest on a CPU for small batches), ``torch`` (any
+device, symmetry averaging), ``auto`` (ONNX Runtime when installed and no symmetries).
+
+>>> evaluator = NetworkEvaluator.load("model.pt", game="go", size=9)   # doctest: +SKIP
+>>> search = MCTS(MCTSConfig(), PUCT(), evaluator, rng, per_root=8)    # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from imago.agents.mcts.evaluators import Evaluation, LeafBatch
+from imago.nn.features import Positions
+from imago.nn.inference import Network
+from imago.nn.models import ModelError
+
+BACKENDS = ("auto", "onnx", "torch")
+
+
+class NetworkEvaluator:
+    """Evaluates leaf batches with one network (see the module docstring).
+
+    Safe to call from several search threads (both runtimes allow concurrent inference).
+    ``calls`` and ``positions`` count the work done.
+    """
+
+    needs_states = False
+
+    def __init__(
+        self, network: Network, *, session: Any | None = None, symmetries: int = 1
+    ) -> None:
+        if session is not None and symmetries != 1:
+            raise ModelError("symmetry averaging needs the torch backend")
+        self.network = network
+        self.spec = network.spec
+        self.features = network.spec.feature_set
+        self.history = self.features.history
+        self.session = session
+        self.symmetries = symmetries
+        self.has_value = network.has_value
+        self.calls = 0
+        self.positions = 0
+        self._lock = threading.Lock()
+
+    @classmethod
+    def load(
+        cls,
+        path: str | Path,
+        *,
+        game: str | None = None,
+        size: int | None = None,
+        backend: str = "auto",
+        device: str = "auto",
+        threads: int = 1,
+        symmetries: int = 1,
+    ) -> NetworkEvaluator:
+        """The model at ``path`` (checked to be for ``game`` / ``size``) on ``backend``;
+        ``threads``: ONNX Runtime's intra-op threads (0: its default)."""
+        if backend not in BACKENDS:
+            raise ModelError(f"backend must be one of {', '.join(BACKENDS)}, not {backend!r}")
+        network = Network.load(path, game=game, size=size, device=device)
+        session = None
+        if backend == "onnx" or (backend == "auto" and symmetries == 1):
+            from imago.nn.export import onnx_session
+
+            session = onnx_session(path, threads=max(threads, 0))
+            if session is None and backend == "onnx":
+                raise ModelError("backend=onnx needs onnx and onnxruntime (pip install imago[nn])")
+        return cls(network, session=session, symmetries=symmetries)
+
+    @property
+    def backend(self) -> str:
+        return "onnx" if self.session is not None else "torch"
+
+    def check(self, game: str, size: int) -> None:
+        """Raise :class:`ModelError` when the model is not for ``game`` on a ``size`` board."""
+        self.spec.check(game, size)
+
+    def planes(self, leaves: LeafBatch, count: int) -> npt.NDArray[np.float32]:
+        """The first ``count`` leaves encoded with the model's feature set."""
+        positions = Positions(
+            leaves.board_planes(count)[:, : self.history],
+            leaves.to_play[:count],
+            leaves.legal[:count],
+        )
+        return self.features.encode(positions).astype(np.float32)
+
+    def evaluate(self, leaves: LeafBatch, count: int) -> Evaluation:
+        if leaves.game != self.spec.game or leaves.size != self.spec.size:
+            self.check(leaves.game, leaves.size)
+        if leaves.history < self.history:
+            raise ModelError(f"the model reads {self.history} boards; the search kept fewer")
+        planes = self.planes(leaves, count)
+        legal = leaves.legal[:count]
+        probs, values = self.run(planes, legal)
+        with self._lock:
+            self.calls += 1
+            self.positions += count
+        return Evaluation(values, probs)
+
+    def run(
+        self, planes: npt.NDArray[np.float32], legal: npt.NDArray[np.bool_]
+    ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float64]]:
+        """Move probabilities over the legal actions and win rates for encoded planes."""
+        if self.session is None:
+            evaluation = self.network.evaluate_planes(planes, legal, symmetries=self.symmetries)
+            probs = evaluation.policy
+            raw = evaluation.value
+        else:
+            outputs = self.session.run(None, {"planes": planes})
+            probs = masked_softmax(outputs[0], legal)
+            raw = outputs[1].reshape(-1) if len(outputs) > 1 else None
+        if raw is None:
+            values = np.full(len(planes), 0.5)
+        else:
+            values = np.clip((np.asarray(raw, dtype=np.float64) + 1.0) / 2.0, 0.0, 1.0)
+        return probs, values
+
+
+def masked_softmax(
+    logits: npt.NDArray[np.floating], legal: npt.NDArray[np.bool_]
+) -> npt.NDArray[np.float32]:
+    """Softmax over each row's legal actions (a row with none keeps every action)."""
+    x = np.asarray(logits, dtype=np.float32)
+    usable = legal | ~legal.any(axis=1, keepdims=True)
+    x = np.where(usable, x, -np.inf)
+    x = x - x.max(axis=1, keepdims=True)
+    e = np.exp(x)
+    result: npt.NDArray[np.float32] = e / e.sum(axis=1, keepdims=True)
+    return result

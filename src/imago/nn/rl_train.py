@@ -1,0 +1,263 @@
+"""Training a network on self-play examples: a number of steps on a window of recent data.
+
+Self-play examples (:mod:`imago.nn.dataset` shards with a ``target``: the search's move
+distribution, and ``value``: the game's result for the player to move) teach the policy head
+by cross-entropy with the search's distribution and the value head by squared error with the
+result, plus weight decay (AlphaZero's loss). Each step draws a batch uniformly from the
+window's positions and shows it through a random board symmetry.
+
+:func:`train_steps` continues from a model file for ``steps`` steps and writes the new model;
+the trainer's state (weights, optimiser, the step reached) is checkpointed atomically every
+``checkpoint_every`` steps under a *tag* (the generation being trained), so a run killed
+mid-way resumes at its last checkpoint with the same batches (they come from
+``numpy.random.default_rng([seed, tag, step])``). The optimiser's state carries over from one
+generation to the next.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from imago.agents.base import StopFlag
+from imago.nn.dataset import ShardArrays, read_shard, unpack
+from imago.nn.supervised import TrainConfig, _amp_dtype, _optimizer, _train_step, lr_at
+
+CHECKPOINT_FORMAT = "imago-rl-trainer"
+
+
+@dataclass(frozen=True, slots=True)
+class StepsConfig:
+    """How a generation is trained."""
+
+    steps: int = 1000
+    """Steps per generation; with ``samples_per_position``, the most."""
+    samples_per_position: float = 0.0
+    """When above 0: the steps of a generation are as many as show each position the newest
+    round added this many times (``new positions * samples / batch``), at most ``steps``: the
+    training keeps pace with the data instead of overfitting a small round."""
+    batch_size: int = 256
+    optimizer: str = "sgd"
+    lr: float = 0.02
+    momentum: float = 0.9
+    weight_decay: float = 1e-4
+    value_weight: float = 1.0
+    warmup_steps: int = 0
+    """Linear warm-up of the learning rate at the start of each generation's steps."""
+    augment: bool = True
+    """A random board symmetry per batch."""
+    seed: int = 0
+    device: str = "auto"
+    amp: str = "auto"
+    threads: int = 0
+    """torch's CPU threads (0: leave them)."""
+    checkpoint_every: int = 200
+
+    def steps_for(self, new_positions: int) -> int:
+        """The steps of a generation whose newest round added ``new_positions``."""
+        if self.samples_per_position <= 0:
+            return self.steps
+        wanted = int(np.ceil(new_positions * self.samples_per_position / self.batch_size))
+        return max(1, min(self.steps, wanted))
+
+    def train_config(self) -> TrainConfig:
+        return TrainConfig(
+            optimizer=self.optimizer,
+            lr=self.lr,
+            momentum=self.momentum,
+            weight_decay=self.weight_decay,
+            batch_size=self.batch_size,
+            value_weight=self.value_weight,
+            warmup_steps=self.warmup_steps,
+            schedule="constant",
+            seed=self.seed,
+            device=self.device,
+            amp=self.amp,
+        )
+
+
+def load_window(files: Sequence[Path]) -> ShardArrays:
+    """The positions of ``files`` (self-play example shards) in memory."""
+    if not files:
+        raise ValueError("no examples to train on")
+    parts = [read_shard(path) for path in files]
+    if any(part.target is None for part in parts):
+        raise ValueError("self-play training needs examples with move distributions")
+    return ShardArrays.concat(parts)
+
+
+Reporter = Callable[[int, int, float], None]
+"""``(step, steps, running loss)`` after each step."""
+
+
+def train_steps(
+    start_model: Path,
+    window: ShardArrays,
+    out_model: Path,
+    checkpoint: Path,
+    config: StepsConfig,
+    *,
+    tag: int,
+    on_step: Reporter | None = None,
+    stop: StopFlag | None = None,
+) -> dict[str, Any]:
+    """Train the network of ``start_model`` for ``config.steps`` steps on ``window`` and write
+    it to ``out_model`` (atomically). Resumes from ``checkpoint`` when it was written for the
+    same ``tag``. Returns the training metrics; ``{"stopped": True, ...}`` when ``stop`` was
+    set (the checkpoint then holds the progress)."""
+    import torch
+
+    from imago.nn.inference import resolve_device
+    from imago.nn.store import atomic_torch_save, load_model, model_payload, safe_load
+
+    if config.threads:
+        torch.set_num_threads(config.threads)
+    device = resolve_device(config.device)
+    train_config = config.train_config()
+    loaded = load_model(start_model, device=device)
+    spec, net = loaded.spec, loaded.net
+    if window.planes.shape[1] * 8 < spec.feature_set.planes * spec.size * spec.size:
+        raise ValueError("the examples do not hold the model's feature planes")
+    optimizer = _optimizer(net, train_config)
+    step = 0
+    sums = {"loss": 0.0, "policy_loss": 0.0, "value_loss": 0.0, "top1": 0.0, "positions": 0}
+    if checkpoint.is_file():
+        saved = safe_load(checkpoint, device)
+        if saved.get("format") == CHECKPOINT_FORMAT:
+            if json.loads(saved["spec"]) == spec.to_dict():
+                optimizer.load_state_dict(saved["optimizer"])
+            if int(saved["tag"]) == tag:
+                net.load_state_dict(saved["model"]["state_dict"])
+                step = int(saved["step"])
+                sums = json.loads(saved["sums"])
+    amp_dtype = _amp_dtype(train_config, device)
+    net.train()
+    started = time.perf_counter()
+
+    def save() -> None:
+        atomic_torch_save(
+            {
+                "format": CHECKPOINT_FORMAT,
+                "tag": tag,
+                "step": step,
+                "spec": json.dumps(spec.to_dict()),
+                "model": model_payload(net, spec),
+                "optimizer": optimizer.state_dict(),
+                "sums": json.dumps(sums),
+            },
+            checkpoint,
+        )
+
+    planes = spec.feature_set.planes
+    while step < config.steps:
+        if stop is not None and stop.is_set():
+            save()
+            return {"stopped": True, "step": step}
+        rng = np.random.default_rng([config.seed, tag, step])
+        rows = np.sort(rng.integers(0, len(window), size=config.batch_size))
+        batch = unpack(window.take(rows), planes, spec.size)
+        sym = int(rng.integers(0, 8)) if config.augment else 0
+        for group in optimizer.param_groups:
+            group["lr"] = lr_at(train_config, step, step / config.steps)
+        policy_loss, correct, value_loss = _train_step(
+            net, optimizer, None, batch, sym, spec.size, device, amp_dtype, train_config
+        )
+        step += 1
+        n = len(rows)
+        sums["policy_loss"] += policy_loss * n
+        sums["value_loss"] += value_loss * n
+        sums["loss"] += (policy_loss + config.value_weight * value_loss) * n
+        sums["top1"] += correct
+        sums["positions"] += n
+        if on_step is not None:
+            on_step(step, config.steps, sums["loss"] / sums["positions"])
+        if step % config.checkpoint_every == 0 and step < config.steps:
+            save()
+    atomic_torch_save(
+        model_payload(net, spec, {"tag": tag, "steps": config.steps}), Path(out_model)
+    )
+    save()
+    positions = max(1, int(sums["positions"]))
+    return {
+        "steps": config.steps,
+        "positions": positions,
+        "loss": sums["loss"] / positions,
+        "policy_loss": sums["policy_loss"] / positions,
+        "value_loss": sums["value_loss"] / positions,
+        "move_top1": sums["top1"] / positions,
+        "seconds": time.perf_counter() - started,
+        "window": len(window),
+        "config": asdict(config),
+    }
+
+
+def initial_model(
+    path: Path,
+    *,
+    game: str,
+    size: int,
+    arch: str,
+    features: str,
+    seed: int,
+    start: Path | None = None,
+) -> dict[str, Any]:
+    """Write a run's first network to ``path``: the model ``start`` (checked to be a dual-head
+    network for ``game`` on a ``size`` board), or random weights of ``arch`` on ``features``
+    seeded by ``seed``. Returns what it is (size name, feature set, parameters)."""
+    import torch
+
+    from imago.nn.models import ModelError, parameter_count, parse_arch
+    from imago.nn.store import ModelSpec, load_model, save_model
+
+    if start is not None:
+        loaded = load_model(start, game=game, size=size)
+        net, spec = loaded.net, loaded.spec
+    else:
+        torch.manual_seed(seed)
+        spec = ModelSpec(game, size, features, parse_arch(arch))
+        net = spec.build()
+    if not net.has_value:
+        raise ModelError(
+            f"{start or arch} has no value head: self-play needs a dual-head network (bBcC)"
+        )
+    save_model(path, net, spec, {"source": str(start) if start else "random", "seed": seed})
+    return {"arch": spec.name, "features": spec.features, "parameters": parameter_count(net)}
+
+
+def evaluate_examples(
+    model: Path, arrays: ShardArrays, batch_size: int = 1024, device: str = "cpu"
+) -> dict[str, float]:
+    """How well a model predicts self-play examples: cross-entropy with the search's move
+    distribution (``policy_loss``), agreement of its top move with the search's
+    (``top1``), and squared error of its value against the game results (``value_mse``)."""
+    import torch
+    import torch.nn.functional as F
+
+    from imago.nn.inference import masked_softmax
+    from imago.nn.store import load_model
+    from imago.nn.supervised import _to_tensors
+
+    loaded = load_model(model, device=device)
+    net, spec = loaded.net, loaded.spec
+    net.eval()
+    sums = {"policy_loss": 0.0, "top1": 0.0, "value_mse": 0.0}
+    count = 0
+    with torch.no_grad():
+        for start in range(0, len(arrays), batch_size):
+            part = arrays.take(np.arange(start, min(start + batch_size, len(arrays))))
+            batch = unpack(part, spec.feature_set.planes, spec.size)
+            x, legal, _played, z, target = _to_tensors(batch, 0, spec.size, device)
+            logits, value = net(x)
+            probs = masked_softmax(logits.float(), legal).clamp_min(1e-12)
+            sums["policy_loss"] += float(-(target * probs.log()).sum())
+            sums["top1"] += float((probs.argmax(1) == target.argmax(1)).sum())
+            if value is not None:
+                sums["value_mse"] += float(F.mse_loss(value.float(), z, reduction="sum"))
+            count += len(part)
+    return {key: total / max(1, count) for key, total in sums.items()} | {"positions": count}

@@ -1,0 +1,184 @@
+"""The settings of a reinforcement-learning run, in one frozen object saved in ``run.json``."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any
+
+from imago.nn.rl_train import StepsConfig
+from imago.rl.folder import RunError
+from imago.rl.selfplay import GameSpec, SelfPlayConfig
+
+
+@dataclass(frozen=True, slots=True)
+class EvalConfig:
+    """Gating: the new network against the best, promoted at ``gate`` (or by SPRT)."""
+
+    games: int = 40
+    simulations: int = 100
+    gate: float = 0.55
+    sprt: bool = False
+    """Decide by an SPRT (Elo 0 against ``sprt_elo``) instead, up to ``games`` games."""
+    sprt_elo: float = 35.0
+    opening_plies: int = 4
+    """Random opening moves, the same for both games of a colour-swapped pair."""
+    jobs: int = 1
+
+
+@dataclass(frozen=True, slots=True)
+class ReferenceConfig:
+    """Fixed opponents every ``every`` generations, for an Elo curve (``label=spec`` each)."""
+
+    opponents: tuple[str, ...] = ()
+    games: int = 20
+    simulations: int = 200
+    every: int = 1
+    opening_plies: int = 4
+    jobs: int = 1
+
+
+@dataclass(frozen=True, slots=True)
+class LoopConfig:
+    """Everything a run decides (see ``imago rl init --help`` for the command-line names)."""
+
+    spec: GameSpec
+    model: str = "b4c32"
+    """The network's size (``bBcC``) when the run starts from random weights."""
+    features: str = "legal4"
+    bootstrap: str = ""
+    """A model file to start from (``imago train supervised``'s, say); empty: random."""
+    games_per_round: int = 500
+    """Self-play games between two trainings."""
+    holdout_fraction: float = 0.05
+    window_rounds: int = 5
+    """Train on the examples of this many most recent rounds ..."""
+    window_positions: int = 500_000
+    """... at most this many positions."""
+    train: StepsConfig = field(default_factory=StepsConfig)
+    selfplay: SelfPlayConfig = field(default_factory=SelfPlayConfig)
+    evaluation: EvalConfig = field(default_factory=EvalConfig)
+    references: ReferenceConfig = field(default_factory=ReferenceConfig)
+    nn_threads: int = 0
+    """ONNX Runtime's threads for self-play (0: one per core)."""
+    records: tuple[str, ...] = ()
+    """Real game records to validate each generation on (SGF files or archives, WTHOR files
+    or folders): how well the network predicts the moves people (or strong programs) played
+    and the results of their games."""
+    records_years: tuple[int, int] | None = None
+    """Only the records of these years (first, last)."""
+    records_min_rank: str | None = None
+    """Only Go games whose players both hold at least this rank (``1d``)."""
+    records_limit: int = 20_000
+    """Positions of the records evaluated per generation."""
+    solver_positions: int = 0
+    """Othello: validate each generation on this many positions the exact endgame solver
+    labelled (0: none): how often the network's first choice, and the search's move, is one
+    of the solver's best moves."""
+    solver_empties: int = 16
+    """... positions with at most this many empty squares."""
+    solver_simulations: int = 200
+    """... the search's simulations per position."""
+    seed: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["references"]["opponents"] = list(self.references.opponents)
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> LoopConfig:
+        try:
+            parts = {
+                "spec": _build(GameSpec, data["spec"]),
+                "train": _build(StepsConfig, data.get("train", {})),
+                "selfplay": _build(SelfPlayConfig, data.get("selfplay", {})),
+                "evaluation": _build(EvalConfig, data.get("evaluation", {})),
+                "references": _build(ReferenceConfig, data.get("references", {})),
+            }
+            rest = _top_level(
+                {k: v for k, v in data.items() if k in _names(cls) and k not in parts}
+            )
+            return cls(**parts, **rest)
+        except (KeyError, TypeError, ValueError) as error:
+            raise RunError(f"run settings are not readable: {error}") from None
+
+    def with_changes(self, changes: dict[str, Any]) -> LoopConfig:
+        """A copy with dotted-name changes (``{"selfplay.simulations": 400}``)."""
+        data = self.to_json()
+        for name, value in changes.items():
+            target = data
+            *path, last = name.split(".")
+            for part in path:
+                target = target[part]
+            if last not in target:
+                raise RunError(f"unknown setting {name!r}")
+            target[last] = value
+        return LoopConfig.from_json(data)
+
+
+def _names(cls: type) -> set[str]:
+    return {f.name for f in fields(cls)}
+
+
+def _build(cls: type, data: dict[str, Any]) -> Any:
+    unknown = set(data) - _names(cls)
+    if unknown:
+        raise ValueError(f"unknown {cls.__name__} settings: {', '.join(sorted(unknown))}")
+    values = {k: tuple(v) if isinstance(v, list) else v for k, v in data.items()}
+    return cls(**values)
+
+
+def _top_level(data: dict[str, Any]) -> dict[str, Any]:
+    return {k: tuple(v) if isinstance(v, list) else v for k, v in data.items()}
+
+
+def smoke_config(spec: GameSpec) -> LoopConfig:
+    """``--test``: a tiny network and tiny settings, the whole loop in seconds."""
+    return LoopConfig(
+        spec=spec,
+        model="b1c8",
+        games_per_round=8,
+        window_rounds=2,
+        train=StepsConfig(steps=20, batch_size=32, lr=0.01, checkpoint_every=10),
+        selfplay=SelfPlayConfig(parallel=8, simulations=8, considered=4, max_moves=40),
+        evaluation=EvalConfig(games=4, simulations=8, opening_plies=2),
+        references=ReferenceConfig(opponents=("random",), games=2, simulations=8),
+        nn_threads=1,
+    )
+
+
+def preset(name: str, spec: GameSpec) -> LoopConfig:
+    """Named starting points (options and ``--set`` change any field afterwards):
+
+    * ``test``: a tiny network and tiny settings, the whole loop in seconds (``--test``);
+    * ``scratch``: learning from random weights on a small board (6x6 Othello, 7x7 Go);
+    * ``improve``: improving a supervised network (``--bootstrap MODEL``) on 8x8 Othello or
+      9x9 Go.
+    """
+    if name == "test":
+        return smoke_config(spec)
+    if name == "scratch":
+        return LoopConfig(
+            spec=spec,
+            model="b4c32",
+            games_per_round=400,
+            window_rounds=4,
+            train=StepsConfig(steps=600, samples_per_position=8, batch_size=256, lr=0.02),
+            selfplay=SelfPlayConfig(parallel=128, simulations=32, considered=8),
+            evaluation=EvalConfig(games=40, simulations=64),
+        )
+    if name == "improve":
+        return LoopConfig(
+            spec=spec,
+            games_per_round=200,
+            window_rounds=4,
+            train=StepsConfig(steps=600, samples_per_position=4, batch_size=256, lr=0.005),
+            selfplay=SelfPlayConfig(
+                parallel=128, simulations=64, fast_simulations=16, full_fraction=0.3
+            ),
+            evaluation=EvalConfig(games=40, simulations=100),
+        )
+    raise RunError(f"unknown preset {name!r} (test, scratch, improve)")
+
+
+PRESETS = ("test", "scratch", "improve")

@@ -1,0 +1,216 @@
+"""Finished self-play games into the run folder: training examples and SGF.
+
+Each finished game is written at once as its own example file (its positions encoded with the
+network's feature set, the search's move distributions, the results), so a process killed at
+any moment loses only games still being played. Every ``chunk_games`` games the files are merged
+into one chunk (which lists the files it replaces, so a crash between the merge and the
+deletes counts nothing twice) and the chunk's games are written as an SGF collection.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import time
+import zlib
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from imago.core.color import Color
+from imago.core.move import Move
+from imago.games import make
+from imago.nn.dataset import ShardArrays, pack_rows
+from imago.nn.features import FeatureSet, Positions
+from imago.records.sgf import write_string
+from imago.records.transcript import format_transcript
+from imago.records.tree import Game, GameNode
+from imago.rl.folder import CHUNK_PREFIX, GAME_PREFIX, RunFolder, merge_games, read_infos
+from imago.rl.selfplay import FinishedGame, GameSpec
+
+
+def worker_name() -> str:
+    """A name for this process's files, unique across machines sharing a folder."""
+    host = socket.gethostname().split(".")[0].replace("-", "") or "host"
+    return f"{host}{os.getpid()}t{int(time.time()) % 10**8}"
+
+
+def is_holdout(worker: str, index: int, fraction: float) -> bool:
+    """Whether game ``index`` of ``worker`` is held out (a stable hash, not a random draw)."""
+    return (zlib.crc32(f"{worker}:{index}".encode()) % 10_000) < fraction * 10_000
+
+
+def game_arrays(
+    record: FinishedGame, features: FeatureSet, spec: GameSpec, info: dict[str, Any]
+) -> tuple[ShardArrays, dict[str, Any]]:
+    """The examples of a finished game as shard arrays, and the extra arrays of its record."""
+    size = spec.size
+    n = len(record.targets)
+    history = features.history
+    if n:
+        boards = np.stack(record.boards)[:, :history].reshape(n, history, size, size)
+        to_play = np.asarray(record.to_play, dtype=np.int8)
+        legal = np.stack(record.legal)
+        planes = features.encode(Positions(boards, to_play, legal))
+        played = record.example_actions
+        results = [record.outcome_for(int(c)) for c in to_play]
+        arrays = ShardArrays(
+            pack_rows(planes),
+            pack_rows(legal),
+            np.asarray(played, dtype=np.int16),
+            np.asarray(results, dtype=np.int8),
+            np.zeros(n, dtype=np.int32),
+            np.stack(record.targets).astype(np.float16),
+        )
+    else:
+        bits = features.planes * size * size
+        arrays = ShardArrays(
+            np.zeros((0, (bits + 7) // 8), dtype=np.uint8),
+            np.zeros((0, (size * size + 8) // 8), dtype=np.uint8),
+            np.zeros(0, dtype=np.int16),
+            np.zeros(0, dtype=np.int8),
+            np.zeros(0, dtype=np.int32),
+            np.zeros((0, size * size + 1), dtype=np.float16),
+        )
+    infos = [
+        {
+            **info,
+            "index": record.index,
+            "actions": record.actions,
+            "winner": record.winner,
+            "score": record.score,
+            "resigned": record.resigned,
+            "examples": n,
+            "full_searches": record.full_searches,
+            "fast_searches": record.fast_searches,
+            "values": [round(v, 4) for v in record.values],
+        }
+    ]
+    return arrays, {"infos": np.frombuffer(json.dumps(infos).encode(), dtype=np.uint8)}
+
+
+def result_text(info: dict[str, Any]) -> str:
+    """SGF's ``RE`` for a game record."""
+    winner = int(info["winner"])
+    if winner == 0:
+        return "0"
+    letter = Color(winner).letter
+    if info.get("resigned"):
+        return f"{letter}+R"
+    return f"{letter}+{abs(float(info['score'])):g}"
+
+
+def game_sgf(info: dict[str, Any], spec: GameSpec) -> Game:
+    """A game record rebuilt from its moves (every move checked again by the rules)."""
+    options: dict[str, Any] = {"size": spec.size}
+    if spec.game == "go":
+        options["rules"] = spec.go_rules()
+    game = Game(make(spec.game, **options))
+    game.set_text("PB", f"imago gen {info.get('generation', '?')}")
+    game.set_text("PW", f"imago gen {info.get('generation', '?')}")
+    game.set_text("RE", result_text(info))
+    game.set_text("EV", "imago rl self-play")
+    game.set_text("GN", f"{info.get('worker', '')}:{info['index']}")
+    if spec.game == "go":
+        game.set_text("KM", f"{spec.komi:g}")
+        game.set_text("RU", spec.rules.capitalize())
+    node: GameNode = game
+    for action in info["actions"]:
+        node = node.add_variation(Move.from_action(int(action), spec.size))
+    return game
+
+
+class GameWriter:
+    """Writes finished games of round ``round_`` into ``folder`` (see the module docstring)."""
+
+    def __init__(
+        self,
+        folder: RunFolder,
+        round_: int,
+        spec: GameSpec,
+        features: FeatureSet,
+        *,
+        generation: int,
+        holdout_fraction: float,
+        chunk_games: int = 64,
+        worker: str | None = None,
+    ) -> None:
+        self.folder = folder
+        self.round = round_
+        self.spec = spec
+        self.features = features
+        self.generation = generation
+        self.holdout_fraction = holdout_fraction
+        self.chunk_games = chunk_games
+        self.worker = worker or worker_name()
+        self._pending: dict[bool, list[Path]] = {False: [], True: []}
+        self._chunks = 0
+        self.written = 0
+
+    def add(self, record: FinishedGame) -> None:
+        """Write one finished game (and merge a chunk once enough have gathered)."""
+        holdout = is_holdout(self.worker, record.index, self.holdout_fraction)
+        info = {"worker": self.worker, "generation": self.generation, "holdout": holdout}
+        arrays, extras = game_arrays(record, self.features, self.spec, info)
+        name = f"{self.worker}-{record.index:07d}"
+        path = self.folder.write_game(self.round, name, arrays, extras, holdout)
+        self._pending[holdout].append(path)
+        self.written += 1
+        if len(self._pending[False]) + len(self._pending[True]) >= self.chunk_games:
+            self.flush()
+
+    def flush(self) -> None:
+        """Merge the games written since the last chunk (and write their SGF)."""
+        for holdout in (False, True):
+            files = [p for p in self._pending[holdout] if p.is_file()]
+            self._pending[holdout] = []
+            if not files:
+                continue
+            self._chunks += 1
+            kind = "holdout" if holdout else "train"
+            name = f"{self.worker}-{self._chunks:05d}-{kind}"
+            folder = self.folder.examples_dir(self.round, holdout)
+            target = folder / f"{CHUNK_PREFIX}{name}.npz"
+            infos = [info for path in files for info in read_infos(path)]
+            merge_games(files, target)
+            write_sgf(self.folder, self.round, name, infos, self.spec)
+
+
+def write_sgf(
+    folder: RunFolder, round_: int, name: str, infos: list[dict[str, Any]], spec: GameSpec
+) -> None:
+    """The games ``infos`` as an SGF collection ``games/ROUND/NAME.sgf`` and, for Othello,
+    also as transcripts ``NAME.txt`` (one game a line, as WTHOR's tools write them),
+    atomically."""
+    games = [game_sgf(info, spec) for info in infos]
+    _write_text(folder.games_dir(round_) / f"{name}.sgf", write_string(games))
+    if spec.game == "othello":
+        lines = [format_transcript(game.mainline_moves()) + "\n" for game in games]
+        _write_text(folder.games_dir(round_) / f"{name}.txt", "".join(lines))
+
+
+def _write_text(target: Path, text: str) -> None:
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(f".{target.name}.tmp{os.getpid()}")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, target)
+
+
+def merge_leftovers(folder: RunFolder, round_: int, spec: GameSpec) -> int:
+    """Merge the game files that killed processes left unmerged (and write their SGF);
+    returns how many games were merged. Only for a folder no self-play worker is writing to
+    (the loop does it when it starts)."""
+    merged = 0
+    for holdout in (False, True):
+        files = [p for p in folder.example_files(round_, holdout) if p.name.startswith(GAME_PREFIX)]
+        if not files:
+            continue
+        kind = "holdout" if holdout else "train"
+        name = f"{worker_name()}-left-{kind}"
+        infos = [info for path in files for info in read_infos(path)]
+        merge_games(files, folder.examples_dir(round_, holdout) / f"{CHUNK_PREFIX}{name}.npz")
+        write_sgf(folder, round_, name, infos, spec)
+        merged += len(infos)
+    return merged

@@ -1,0 +1,447 @@
+"""Self-play: many games in one process, one search over all of them, one network call a round.
+
+A :class:`SelfPlay` holds a batch of games (:mod:`imago.games`'s ``GoBatch`` /
+``OthelloBatch``), one search tree with a root per game (:class:`imago.agents.mcts.MCTS`) and an
+evaluator (a network). Each round descends once from every game's root, evaluates all the new
+leaves in one call and backs them up; a game whose search has used its budget plays its move
+at once and starts the next search, so the batch stays full and the network always sees as many
+positions as there are games.
+
+What AlphaZero-style self-play gets right, here as options (:class:`SelfPlayConfig`):
+
+* **Gumbel root** (default; Danihelka et al. 2022): sequential halving over Gumbel-perturbed
+  priors picks the move, and the improved policy is the training target; it learns from few
+  simulations. Or **PUCT** with Dirichlet noise at the root (once per search), visit counts as
+  the target and a temperature (moves sampled by visits) for the opening moves.
+* **Playout-cap randomisation** (KataGo): a share of moves get the full search and become
+  training examples; the others a fast search that only moves the game on.
+* **Resignation** below a win rate, with a share of games played out to the end to count how
+  often resigning would have been wrong.
+* **Tree reuse** (PUCT): the subtree of the move played is kept.
+
+Finished games go to a callback (:class:`FinishedGame`: the moves, the result, the examples as
+feature planes and search policies), which :mod:`imago.rl.folder` writes to the run folder.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from imago.agents.base import StopFlag
+from imago.agents.mcts import MCTS, RULES, MCTSConfig, search_game
+from imago.agents.mcts import _tree as kt
+from imago.agents.mcts.evaluators import Evaluator
+from imago.games.go import GoRules
+from imago.games.go.batch import GoBatch
+from imago.games.othello.batch import OthelloBatch
+
+FloatArray = npt.NDArray[np.float64]
+
+
+@dataclass(frozen=True, slots=True)
+class SelfPlayConfig:
+    """How self-play searches and plays (see the module docstring)."""
+
+    parallel: int = 128
+    """Games stepped together (the network's batch)."""
+    simulations: int = 200
+    """Simulations of a full search."""
+    fast_simulations: int = 0
+    """Playout-cap randomisation: simulations of a fast search (0: every search is full)."""
+    full_fraction: float = 0.25
+    """With fast searches: the share of moves that get the full search (and teach)."""
+    rule: str = "gumbel"
+    """``gumbel`` (sequential halving at the root) or ``puct``."""
+    considered: int = 16
+    """Gumbel: root moves sequential halving starts with."""
+    c: float = 1.0
+    """PUCT's exploration constant (win rates in ``[0, 1]``)."""
+    fpu_reduction: float = 0.2
+    dirichlet_alpha: float = 0.0
+    """PUCT: Dirichlet noise on full searches' root priors (0: ``10 / root moves``)."""
+    dirichlet_fraction: float = 0.25
+    temperature_moves: int = -1
+    """Moves played by sampling: PUCT samples by visit count, Gumbel keeps its noise (-1:
+    every move for Gumbel, a sixth of the board's points for PUCT)."""
+    resign: float = 0.0
+    """Resign when the searched win rate falls below this (0: never)."""
+    resign_check_fraction: float = 0.1
+    """Of games that could resign, the share played to the end to count false resignations."""
+    max_moves: int = 0
+    """A game this long is counted as it stands (0: three times the board's points for Go,
+    Othello ends by itself)."""
+    reuse: bool = True
+    """PUCT: keep the subtree of the move played."""
+
+    def __post_init__(self) -> None:
+        if self.rule not in ("gumbel", "puct"):
+            raise ValueError(f"rule must be gumbel or puct, not {self.rule!r}")
+        if self.parallel < 1 or self.simulations < 1 or self.fast_simulations < 0:
+            raise ValueError("parallel and simulations must be >= 1, fast_simulations >= 0")
+        if self.rule == "gumbel" and self.simulations < 2:
+            raise ValueError("a Gumbel search needs at least 2 simulations")
+        if not 0 <= self.full_fraction <= 1 or not 0 <= self.resign < 1:
+            raise ValueError("full_fraction must be in [0, 1] and resign in [0, 1)")
+
+    def search_config(self) -> MCTSConfig:
+        return MCTSConfig(
+            c=self.c,
+            fpu_reduction=self.fpu_reduction,
+            dirichlet_alpha=self.dirichlet_alpha,
+            dirichlet_scale=10.0,
+            dirichlet_fraction=self.dirichlet_fraction,
+            gumbel_considered=self.considered,
+            virtual_loss=1.0,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class GameSpec:
+    """Which game self-play plays: ``game``, board ``size``, Go rules (a preset name) and
+    komi."""
+
+    game: str
+    size: int
+    rules: str = "chinese"
+    komi: float = 7.0
+
+    def go_rules(self) -> GoRules:
+        return GoRules.preset(self.rules).with_komi(self.komi)
+
+    def new_batch(self, n: int, history: int, max_moves: int) -> GoBatch | OthelloBatch:
+        if self.game == "go":
+            cap = max_moves or 3 * self.size * self.size
+            return GoBatch(n, self.size, self.go_rules(), history=history, max_moves=cap)
+        if self.game == "othello":
+            return OthelloBatch(n, self.size, history=history)
+        raise ValueError(f"self-play does not know the game {self.game!r}")
+
+    def to_json(self) -> dict[str, Any]:
+        return {"game": self.game, "size": self.size, "rules": self.rules, "komi": self.komi}
+
+
+@dataclass(slots=True)
+class FinishedGame:
+    """A self-play game: its moves (actions), how it ended, and its training examples.
+
+    ``winner`` is 1 (Black), 2 (White) or 0 (a draw); ``score`` Black's lead (points or
+    discs; 0 after a resignation). Example ``i`` is the position before move
+    ``example_moves[i]``: its boards (``(history, N*N)``, newest first), colour to move, legal
+    actions, the search's move distribution (``targets[i]``) and the move the search chose
+    (``example_actions[i]``; after the last example of a resigned game it was never played).
+    """
+
+    index: int
+    actions: list[int]
+    winner: int
+    score: float
+    resigned: int = 0
+    """The colour that resigned (0: none)."""
+    example_moves: list[int] = field(default_factory=list)
+    example_actions: list[int] = field(default_factory=list)
+    boards: list[npt.NDArray[np.int8]] = field(default_factory=list)
+    to_play: list[int] = field(default_factory=list)
+    legal: list[npt.NDArray[np.bool_]] = field(default_factory=list)
+    targets: list[npt.NDArray[np.float32]] = field(default_factory=list)
+    values: list[float] = field(default_factory=list)
+    """The search's win rate for the player to move at each example."""
+    full_searches: int = 0
+    fast_searches: int = 0
+
+    def outcome_for(self, color: int) -> int:
+        """+1 if ``color`` won, -1 if it lost, 0 for a draw."""
+        if self.winner == 0:
+            return 0
+        return 1 if self.winner == color else -1
+
+
+@dataclass(slots=True)
+class SelfPlayStats:
+    """Counters of a self-play run (for progress and the metrics log)."""
+
+    games: int = 0
+    moves: int = 0
+    examples: int = 0
+    simulations: int = 0
+    evaluations: int = 0
+    network_calls: int = 0
+    seconds: float = 0.0
+    resignations: int = 0
+    checked_resignations: int = 0
+    """Games played on to the end although a player would have resigned."""
+    false_resignations: int = 0
+    """... of which the player who would have resigned did not lose."""
+    black_wins: int = 0
+    draws: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        data = {name: getattr(self, name) for name in self.__slots__}  # type: ignore[attr-defined]
+        seconds = max(self.seconds, 1e-9)
+        data["positions_per_s"] = self.evaluations / seconds
+        data["moves_per_s"] = self.moves / seconds
+        data["games_per_s"] = self.games / seconds
+        return data
+
+
+@dataclass(slots=True)
+class _Slot:
+    """A game in progress."""
+
+    index: int
+    full: bool = False
+    can_resign: bool = True
+    would_resign: int = 0
+    record: FinishedGame | None = None
+
+
+GameCallback = Callable[[FinishedGame], None]
+
+
+class SelfPlay:
+    """Plays games against itself with one search over a batch of games (see the module
+    docstring). ``evaluator`` may be swapped between calls of :meth:`play` (a newer model)."""
+
+    def __init__(
+        self,
+        spec: GameSpec,
+        evaluator: Evaluator,
+        config: SelfPlayConfig,
+        *,
+        seed: int = 0,
+        first_index: int = 0,
+    ) -> None:
+        self.spec = spec
+        self.config = config
+        self.rng = np.random.default_rng(seed)
+        self.evaluator = evaluator
+        history = max(1, evaluator.history)
+        self.batch = spec.new_batch(config.parallel, history, config.max_moves)
+        self.game = search_game(
+            self.batch, config.search_config(), int(self.rng.integers(1, 2**62)), ended="area"
+        )
+        self.search = MCTS(config.search_config(), RULES[config.rule], evaluator, self.rng)
+        self.tree = self.search.new_tree(self.game)
+        self.gumbel = config.rule == "gumbel"
+        self._targets = np.zeros(config.parallel, dtype=np.int64)
+        self._slots: list[_Slot | None] = [None] * config.parallel
+        self._next_index = first_index
+        self._live_nodes = 0
+        self.stats = SelfPlayStats()
+        nn = spec.size * spec.size
+        self._temperature_moves = (
+            config.temperature_moves
+            if config.temperature_moves >= 0
+            else (1 << 30 if self.gumbel else max(1, nn // 6))
+        )
+
+    def set_evaluator(self, evaluator: Evaluator) -> None:
+        """Search with ``evaluator`` from now on (the games under way go on with it)."""
+        if max(1, evaluator.history) > self.batch.history:
+            raise ValueError("the new network reads more history than the games keep")
+        self.evaluator = evaluator
+        self.search.evaluator = evaluator
+
+    # -- playing -----------------------------------------------------------------------------------
+    def play(
+        self,
+        games: int,
+        on_game: GameCallback,
+        *,
+        stop: StopFlag | None = None,
+        on_round: Callable[[SelfPlayStats], None] | None = None,
+    ) -> SelfPlayStats:
+        """Play until ``games`` more games have finished (games under way when that happens
+        stay in the batch for the next call); each finished game goes to ``on_game``."""
+        wanted = self.stats.games + games
+        started = time.perf_counter()
+        seconds = self.stats.seconds
+        for g in range(self.config.parallel):
+            if self._slots[g] is None:
+                self._start_game(g)
+        while self.stats.games < wanted:
+            if stop is not None and stop.is_set():
+                break
+            self._round(on_game)
+            self.stats.seconds = seconds + time.perf_counter() - started
+            if on_round is not None:
+                on_round(self.stats)
+        self.stats.seconds = seconds + time.perf_counter() - started
+        return self.stats
+
+    def _round(self, on_game: GameCallback) -> None:
+        started = self.search.started
+        before = int(started.sum())
+        count = self.search.step_round(self.game, self.tree, self._targets)
+        self.stats.simulations += int(started.sum()) - before
+        self.stats.evaluations += count
+        self.stats.network_calls += 1 if count else 0
+        ready = np.flatnonzero(started >= self._targets)
+        if ready.size:
+            self._move(ready, on_game)
+
+    def _start_game(self, g: int) -> None:
+        self.batch.reset([g])
+        slot = _Slot(self._next_index)
+        self._next_index += 1
+        config = self.config
+        slot.can_resign = config.resign > 0 and self.rng.random() >= config.resign_check_fraction
+        slot.record = FinishedGame(slot.index, [], 0, 0.0)
+        self._slots[g] = slot
+        self.search.new_root(self.tree, self.game, g)
+        self._begin(g)
+
+    def _begin(self, g: int) -> None:
+        """Start the search for game ``g``'s next move."""
+        slot = self._slots[g]
+        assert slot is not None
+        config = self.config
+        full = config.fast_simulations == 0 or self.rng.random() < config.full_fraction
+        forced = self.tree.ni[int(self.tree.roots[g]), kt.N_COUNT] == 1
+        slot.full = full and not forced  # a forced move (a pass, say) teaches nothing
+        sims = config.simulations if full else config.fast_simulations
+        if self.gumbel:
+            sims = max(sims, 2)
+        self._targets[g] = 0 if forced else sims
+        # a fast search explores no more than it must (KataGo): no Dirichlet noise
+        self.search.begin(self.tree, self.game, sims, [g], noise=full)
+        if self.gumbel and int(self.batch.moves[g]) < self._temperature_moves:
+            self.search.gumbel_noise([g], self.tree)
+
+    def _move(self, ready: npt.NDArray[np.int64], on_game: GameCallback) -> None:
+        """Games ``ready`` have searched enough: play their moves, record their examples,
+        finish the games that ended and start the next searches."""
+        actions = np.zeros(self.config.parallel, dtype=np.int64)
+        active = np.zeros(self.config.parallel, dtype=np.bool_)
+        resigning: list[int] = []
+        position = (self.batch.to_play(), self.batch.legal_mask())
+        for g in ready:
+            action, resign = self._decide(int(g), position)
+            if resign:
+                resigning.append(int(g))
+            else:
+                actions[g] = action
+                active[g] = True
+        status = self.batch.step(actions, active)
+        if (status[active] != 0).any():
+            bad = int(np.flatnonzero(active & (status != 0))[0])
+            raise RuntimeError(f"self-play chose an illegal move in game {bad} (a bug)")
+        self.stats.moves += int(active.sum())
+        for g in resigning:
+            self._finish(g, resigned=True, on_game=on_game)
+        roots = self.tree.roots
+        for g in np.flatnonzero(active):
+            slot = self._slots[g]
+            assert slot is not None and slot.record is not None
+            slot.record.actions.append(int(actions[g]))
+            if self.batch.done[g]:
+                self._finish(int(g), resigned=False, on_game=on_game)
+                continue
+            child = self.tree.child(int(roots[g]), int(actions[g])) if self._reuse else -1
+            if child >= 0 and self.tree.ni[child, kt.N_COUNT] > 0:
+                roots[g] = child
+            else:
+                self.search.new_root(self.tree, self.game, int(g))
+            self._begin(int(g))
+        self._collect_garbage()
+
+    @property
+    def _reuse(self) -> bool:
+        return self.config.reuse and not self.gumbel
+
+    def _decide(
+        self, g: int, position: tuple[npt.NDArray[np.int64], npt.NDArray[np.bool_]]
+    ) -> tuple[int, bool]:
+        """The move game ``g`` plays (recording the example of a full search), and whether its
+        player resigns instead."""
+        slot = self._slots[g]
+        assert slot is not None and slot.record is not None
+        tree = self.tree
+        root = int(tree.roots[g])
+        sl = tree.edges(root)
+        actions = tree.ei[sl, kt.E_ACTION]
+        visits = tree.ef[sl, kt.E_N]
+        total = float(visits.sum())
+        value = float(tree.ef[sl, kt.E_W].sum() / total) if total > 0 else 0.5
+        moves = int(self.batch.moves[g])
+        if len(actions) == 1:  # forced: no search was needed
+            action = int(actions[0])
+            policy = np.ones(1)
+        elif self.gumbel:
+            action = self.search.gumbel_choice(tree, g)
+            _, policy = self.search.improved_policy(tree, g)
+        else:
+            policy = visits / max(total, 1.0)
+            if moves < self._temperature_moves and total > 0:
+                action = int(actions[self.rng.choice(len(actions), p=policy)])
+            else:
+                action = int(actions[int(np.argmax(visits))])
+        record = slot.record
+        if slot.full:
+            record.full_searches += 1
+            self._record_example(g, record, actions, policy, value, position, action)
+        else:
+            record.fast_searches += 1
+        color = int(position[0][g])
+        best = float(np.max(tree.ef[sl, kt.E_W] / np.maximum(visits, 1))) if total else value
+        if self.config.resign > 0 and best < self.config.resign and not slot.would_resign:
+            if slot.can_resign:
+                record.resigned = color
+                return action, True
+            slot.would_resign = color
+        return action, False
+
+    def _record_example(
+        self,
+        g: int,
+        record: FinishedGame,
+        actions: npt.NDArray[np.int64],
+        policy: FloatArray,
+        value: float,
+        position: tuple[npt.NDArray[np.int64], npt.NDArray[np.bool_]],
+        chosen: int,
+    ) -> None:
+        target = np.zeros(self.batch.num_actions, dtype=np.float32)
+        target[actions] = policy
+        record.example_moves.append(len(record.actions))
+        record.example_actions.append(chosen)
+        record.boards.append(self.batch.boards[g].copy())
+        record.to_play.append(int(position[0][g]))
+        record.legal.append(position[1][g].copy())
+        record.targets.append(target)
+        record.values.append(value)
+
+    def _finish(self, g: int, *, resigned: bool, on_game: GameCallback) -> None:
+        slot = self._slots[g]
+        assert slot is not None and slot.record is not None
+        record = slot.record
+        if resigned:
+            record.winner = 3 - record.resigned
+            record.score = 0.0
+            self.stats.resignations += 1
+        else:
+            score = float(self.batch.scores()[g])
+            record.score = score
+            record.winner = 1 if score > 0 else (2 if score < 0 else 0)
+        if slot.would_resign:
+            self.stats.checked_resignations += 1
+            if record.outcome_for(slot.would_resign) >= 0:
+                self.stats.false_resignations += 1
+        self.stats.games += 1
+        self.stats.examples += len(record.targets)
+        self.stats.black_wins += record.winner == 1
+        self.stats.draws += record.winner == 0
+        on_game(record)
+        self._start_game(g)
+
+    def _collect_garbage(self) -> None:
+        """Free the subtrees of moves not played once the pool holds twice what is live."""
+        tree = self.tree
+        if tree.nodes_used > max(4 * self._live_nodes, 1 << 16):
+            tree.keep(tree.roots.copy())
+            self._live_nodes = tree.nodes_used

@@ -1,0 +1,494 @@
+"""The stages of the loop, each a plain function over the run folder (MiniGo's ``rl_loop``).
+
+    bootstrap -> self-play -> gather -> train -> validate -> evaluate (-> references) -> ...
+
+Each stage reads the folder, does its work and writes its results back atomically, so each can
+run alone (``imago rl selfplay``, ``imago rl train``, ...), in another process or on another
+machine sharing the folder, and any of them can be killed and run again: it picks up what the
+folder says is left. :func:`loop` calls them in turn.
+
+A *round* is the self-play done while generation ``L`` is the newest model (its examples go to
+``examples/L``; the games are played by the *promoted* generation); training on the window of
+recent rounds makes generation ``L + 1``, which is validated, and promoted when it beats the
+best in the gating match.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from imago.agents.base import StopFlag
+from imago.rl.config import LoopConfig
+from imago.rl.examples import GameWriter, merge_leftovers, worker_name
+from imago.rl.folder import RunError, RunFolder, iter_round_files
+from imago.rl.selfplay import SelfPlay, SelfPlayStats
+
+WAIT_SECONDS = 5.0
+"""How often a trainer without self-play of its own looks for its workers' games."""
+
+Report = Callable[[str, float, float, str], None]
+"""``(stage, done, total, text)``: progress of a stage (for progress bars)."""
+
+
+def _quiet(stage: str, done: float, total: float, text: str) -> None:
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class Deadline:
+    """A stop flag that is set at a time (or by another flag)."""
+
+    at: float | None = None
+    other: StopFlag | None = None
+
+    def is_set(self) -> bool:
+        if self.other is not None and self.other.is_set():
+            return True
+        return self.at is not None and time.time() >= self.at
+
+
+# -- the run's settings ----------------------------------------------------------------------------
+def init(folder: RunFolder, config: LoopConfig) -> None:
+    """Create a run folder with its settings."""
+    folder.create({"config": config.to_json()})
+
+
+def load_config(folder: RunFolder) -> LoopConfig:
+    """The settings of the run in ``folder``."""
+    return LoopConfig.from_json(folder.settings()["config"])
+
+
+# -- bootstrap -------------------------------------------------------------------------------------
+def bootstrap(folder: RunFolder, config: LoopConfig, report: Report = _quiet) -> int:
+    """Generation 0: random weights of ``config.model``, or the model ``config.bootstrap``
+    (a supervised network, say); promoted at once. Nothing happens when it exists."""
+    from imago.nn.export import export_onnx
+    from imago.nn.rl_train import initial_model
+
+    latest = folder.latest()
+    if latest is not None:
+        return latest
+    report("bootstrap", 0, 1, "making generation 0")
+    spec = config.spec
+    path = folder.model_path(0)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    source = config.bootstrap or f"random {config.model} ({config.features})"
+    made = initial_model(
+        path,
+        game=spec.game,
+        size=spec.size,
+        arch=config.model,
+        features=config.features,
+        seed=config.seed,
+        start=Path(config.bootstrap) if config.bootstrap else None,
+    )
+    export_onnx(path, folder.model_path(0, ".onnx"))
+    folder.write_lineage(
+        0, {"generation": 0, "parent": None, "source": source, "time": time.time(), **made}
+    )
+    if folder.best() is None:
+        folder.promote(0, "bootstrap")
+    folder.log("bootstrap", generation=0, source=source, **made)
+    report("bootstrap", 1, 1, f"generation 0: {source}")
+    return 0
+
+
+# -- self-play -------------------------------------------------------------------------------------
+def load_evaluator(folder: RunFolder, generation: int, threads: int) -> Any:
+    """A network evaluator for a generation's model (ONNX Runtime where installed)."""
+    from imago.nn.evaluator import NetworkEvaluator
+    from imago.nn.models import ModelError
+
+    try:
+        return NetworkEvaluator.load(
+            folder.model_path(generation), backend="auto", device="cpu", threads=threads
+        )
+    except ModelError as error:
+        raise RunError(f"generation {generation}'s model cannot be used: {error}") from None
+
+
+def self_play(
+    folder: RunFolder,
+    config: LoopConfig,
+    *,
+    games: int | None = None,
+    follow: bool = False,
+    stop: StopFlag | None = None,
+    report: Report = _quiet,
+    worker: str | None = None,
+    chunk_games: int = 64,
+) -> SelfPlayStats:
+    """Play self-play games with the promoted network into the newest round.
+
+    ``games``: how many (default: what the round still lacks of ``games_per_round``). With
+    ``follow``, play on until ``stop`` is set, switching to each newly promoted network and to
+    each new round as a trainer elsewhere makes them (the self-play worker of a shared
+    folder)."""
+    best = folder.best()
+    latest = folder.latest()
+    if best is None or latest is None:
+        raise RunError(f"{folder.root} has no network yet: run `imago rl bootstrap` first")
+    threads = config.nn_threads or _cores()
+    evaluator = load_evaluator(folder, best, threads)
+    name = worker or worker_name()
+    seed = abs(hash((config.seed, name))) % 2**31
+    play = SelfPlay(config.spec, evaluator, config.selfplay, seed=seed)
+    total = SelfPlayStats()
+    while True:
+        writer = GameWriter(
+            folder,
+            latest,
+            config.spec,
+            evaluator.features,
+            generation=best,
+            holdout_fraction=config.holdout_fraction,
+            chunk_games=chunk_games,
+            worker=name,
+        )
+        if follow:
+            wanted = config.selfplay.parallel
+        else:
+            wanted = (
+                games
+                if games is not None
+                else config.games_per_round - folder.games_in_round(latest)
+            )
+        if wanted <= 0:
+            break
+        progress = _SelfPlayProgress(report, latest, best, wanted, play.stats.games)
+        stats = play.play(wanted, writer.add, stop=stop, on_round=progress)
+        writer.flush()
+        folder.log("selfplay", round=latest, generation=best, worker=name, **stats.to_json())
+        total = stats
+        if not follow or (stop is not None and stop.is_set()):
+            break
+        newest, promoted = folder.latest(), folder.best()
+        if promoted is not None and promoted != best:
+            best = promoted
+            evaluator = load_evaluator(folder, best, threads)
+            play.set_evaluator(evaluator)
+        if newest is not None:
+            latest = newest
+    return total
+
+
+@dataclass(frozen=True, slots=True)
+class _SelfPlayProgress:
+    report: Report
+    round: int
+    generation: int
+    wanted: int
+    begun: int
+
+    def __call__(self, stats: SelfPlayStats) -> None:
+        done = stats.games - self.begun
+        rate = stats.evaluations / max(stats.seconds, 1e-9)
+        self.report(
+            "self-play",
+            done,
+            self.wanted,
+            f"round {self.round}, gen {self.generation}: {done}/{self.wanted} games, "
+            f"{rate:,.0f} positions/s",
+        )
+
+
+def _cores() -> int:
+    import os
+
+    return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1)
+
+
+# -- gather and train ------------------------------------------------------------------------------
+def gather(folder: RunFolder, config: LoopConfig, round_: int) -> list[Path]:
+    """The example files of the training window ending at ``round_``: its last
+    ``window_rounds`` rounds, newest first, up to ``window_positions`` positions."""
+    from imago.nn.dataset import read_shard
+
+    rounds = [r for r in range(round_, max(-1, round_ - config.window_rounds), -1)]
+    files: list[Path] = []
+    positions = 0
+    for path in iter_round_files(folder, rounds, holdout=False):
+        if positions >= config.window_positions:
+            break
+        files.append(path)
+        positions += len(read_shard(path))
+    return files
+
+
+def train(
+    folder: RunFolder,
+    config: LoopConfig,
+    *,
+    stop: StopFlag | None = None,
+    report: Report = _quiet,
+) -> int | None:
+    """Train the newest generation on its window and save the next one (``None`` when
+    ``stop`` interrupted it: the trainer's checkpoint keeps the progress)."""
+    from imago.nn.dataset import read_shard
+    from imago.nn.export import export_onnx
+    from imago.nn.rl_train import load_window, train_steps
+
+    latest = folder.latest()
+    if latest is None:
+        raise RunError(f"{folder.root} has no network yet: run `imago rl bootstrap` first")
+    files = gather(folder, config, latest)
+    if not files:
+        raise RunError(f"round {latest} has no self-play examples yet: run `imago rl selfplay`")
+    window = load_window(files)
+    new = latest + 1
+    fresh = sum(len(read_shard(path)) for path in folder.example_files(latest))
+    steps = config.train.steps_for(fresh)
+    settings = replace(config.train, steps=steps, samples_per_position=0.0)
+
+    def on_step(step: int, total: int, loss: float) -> None:
+        report("train", step, total, f"generation {new}: step {step}/{total}, loss {loss:.3f}")
+
+    result = train_steps(
+        folder.model_path(latest),
+        window,
+        folder.model_path(new),
+        folder.checkpoint_path,
+        settings,
+        tag=new,
+        on_step=on_step,
+        stop=stop,
+    )
+    if result.get("stopped"):
+        return None
+    export_onnx(folder.model_path(new), folder.model_path(new, ".onnx"))
+    lineage = {
+        "generation": new,
+        "parent": latest,
+        "source": "trained",
+        "time": time.time(),
+        "window_files": len(files),
+        "window_positions": len(window),
+        "new_positions": fresh,
+        "steps": steps,
+    }
+    folder.write_lineage(new, lineage)
+    result.pop("config", None)
+    folder.log("train", generation=new, parent=latest, **result)
+    report("train", steps, steps, f"generation {new} trained")
+    return new
+
+
+# -- evaluate --------------------------------------------------------------------------------------
+def az_spec(folder: RunFolder, generation: int, simulations: int) -> str:
+    """The agent spec that plays a generation's network (for matches)."""
+    model = folder.model_path(generation)
+    return f'az:model="{model}",simulations={simulations},resign=0,reuse=false,nn_threads=1'
+
+
+def evaluate(
+    folder: RunFolder,
+    config: LoopConfig,
+    generation: int,
+    *,
+    stop: StopFlag | None = None,
+    report: Report = _quiet,
+) -> dict[str, Any]:
+    """The gating match: ``generation`` against the promoted network, promoted when it
+    scores ``gate`` or more (or when the SPRT accepts it)."""
+    from imago.arena.match import Player, match_schedule, run_games
+    from imago.arena.stats import Sprt, SprtDecision, score_interval
+
+    done = [row for row in folder.metrics("evaluate") if row.get("generation") == generation]
+    if done:
+        return done[-1]
+    best = folder.best()
+    if best is None:
+        raise RunError("no promoted network to gate against")
+    if best == generation:
+        return {"generation": generation, "promoted": True, "note": "already the best"}
+    settings = _match_settings(config, config.evaluation.opening_plies)
+    candidate = Player(
+        f"gen{generation}", az_spec(folder, generation, config.evaluation.simulations)
+    )
+    champion = Player(f"gen{best}", az_spec(folder, best, config.evaluation.simulations))
+    games = config.evaluation.games
+    schedule = match_schedule(candidate, champion, games, alternate=True)
+    sprt = Sprt(0.0, config.evaluation.sprt_elo) if config.evaluation.sprt else None
+    tally = {"wins": 0, "draws": 0, "losses": 0}
+
+    def on_result(record: Any) -> bool:
+        points = record.points(candidate.label)
+        key = "wins" if points == 1.0 else "draws" if points == 0.5 else "losses"
+        tally[key] += 1
+        played = sum(tally.values())
+        report("evaluate", played, games, f"gen {generation} vs gen {best}: {_wdl(tally)}")
+        if stop is not None and stop.is_set():
+            return True
+        return sprt is not None and sprt.decide(**tally) is not SprtDecision.CONTINUE
+
+    records = run_games(
+        settings,
+        schedule,
+        folder=folder.eval_dir(generation),
+        jobs=config.evaluation.jobs,
+        on_result=on_result,
+    )
+    wins = sum(r.points(candidate.label) == 1.0 for r in records)
+    draws = sum(r.points(candidate.label) == 0.5 for r in records)
+    losses = len(records) - wins - draws
+    if stop is not None and stop.is_set() and len(records) < games:
+        return {"generation": generation, "stopped": True}
+    interval = score_interval(wins, draws, losses)
+    if sprt is not None:
+        decision = sprt.decide(wins, draws, losses)
+        promoted = decision is SprtDecision.H1 or (
+            decision is SprtDecision.CONTINUE and interval.score >= config.evaluation.gate
+        )
+    else:
+        promoted = interval.score >= config.evaluation.gate
+    row = folder.log(
+        "evaluate",
+        generation=generation,
+        against=best,
+        wins=wins,
+        draws=draws,
+        losses=losses,
+        score=interval.score,
+        low=interval.low,
+        high=interval.high,
+        elo=_finite(interval.elo),
+        promoted=promoted,
+    )
+    if promoted:
+        folder.promote(generation, f"scored {interval.describe()} against gen {best}")
+    return row
+
+
+def _wdl(tally: dict[str, int]) -> str:
+    return f"+{tally['wins']} ={tally['draws']} -{tally['losses']}"
+
+
+def _finite(value: float) -> float | None:
+    return value if math.isfinite(value) else None
+
+
+def _match_settings(config: LoopConfig, opening_plies: int) -> Any:
+    from imago.arena.game import GameSettings
+    from imago.arena.match import MatchSettings
+
+    spec = config.spec
+    game = GameSettings(
+        game=spec.game,
+        size=spec.size,
+        komi=spec.komi,
+        rules=spec.rules,
+    )
+    return MatchSettings(game=game, seed=config.seed, opening_plies=opening_plies)
+
+
+# -- references ------------------------------------------------------------------------------------
+def references(
+    folder: RunFolder,
+    config: LoopConfig,
+    generation: int,
+    *,
+    stop: StopFlag | None = None,
+    report: Report = _quiet,
+) -> dict[str, Any]:
+    """``generation`` against each fixed reference (``label=spec``), each an ``imago match``
+    folder under ``refs/``; returns (and logs) the scores."""
+    from imago.arena.match import Player, match_schedule, run_games
+    from imago.arena.stats import score_interval
+
+    refs = config.references
+    done = [row for row in folder.metrics("references") if row.get("generation") == generation]
+    if done or not refs.opponents:
+        return done[-1] if done else {}
+    settings = _match_settings(config, refs.opening_plies)
+    hero = Player(f"gen{generation}", az_spec(folder, generation, refs.simulations))
+    scores: dict[str, Any] = {}
+    for text in refs.opponents:
+        opponent = Player.parse(text)
+        schedule = match_schedule(hero, opponent, refs.games, alternate=True)
+        played = {"n": 0}
+
+        def on_result(
+            record: Any, label: str = opponent.label, played: dict[str, int] = played
+        ) -> bool:
+            played["n"] += 1
+            report("references", played["n"], refs.games, f"gen {generation} vs {label}")
+            return stop is not None and stop.is_set()
+
+        records = run_games(
+            settings,
+            schedule,
+            folder=folder.refs_dir(generation) / _safe(opponent.label),
+            jobs=refs.jobs,
+            on_result=on_result,
+        )
+        if stop is not None and stop.is_set():
+            return {"generation": generation, "stopped": True}
+        wins = sum(r.points(hero.label) == 1.0 for r in records)
+        draws = sum(r.points(hero.label) == 0.5 for r in records)
+        interval = score_interval(wins, draws, len(records) - wins - draws)
+        scores[opponent.label] = {
+            "games": len(records),
+            "score": interval.score,
+            "low": interval.low,
+            "high": interval.high,
+        }
+    return folder.log("references", generation=generation, scores=scores)
+
+
+def _safe(label: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in label)
+
+
+# -- the loop --------------------------------------------------------------------------------------
+def loop(
+    folder: RunFolder,
+    config: LoopConfig,
+    *,
+    rounds: int | None = None,
+    hours: float | None = None,
+    stop: StopFlag | None = None,
+    report: Report = _quiet,
+    selfplay: bool = True,
+) -> int:
+    """Run rounds (bootstrap -> self-play -> train -> validate -> evaluate -> references) until
+    ``rounds`` more generations exist, ``hours`` have passed or ``stop`` is set; returns the
+    newest generation. ``selfplay=False``: only train (self-play workers elsewhere fill the
+    rounds; the trainer waits for them)."""
+    from imago.rl.validate import validate
+
+    halt = Deadline(None if hours is None else time.time() + 3600 * hours, stop)
+    latest = bootstrap(folder, config, report)
+    if selfplay:
+        merged = merge_leftovers(folder, latest, config.spec)
+        if merged:
+            report("tidy", merged, merged, f"merged {merged} games left by a stopped run")
+    goal = None if rounds is None else latest + rounds
+    if latest == 0 and not folder.metrics("validate"):
+        validate(folder, config, 0, report=report)
+    while not halt.is_set() and (goal is None or latest < goal):
+        if folder.games_in_round(latest) < config.games_per_round:
+            if selfplay:
+                self_play(folder, config, stop=halt, report=report)
+            else:
+                report("train", 0, 1, f"waiting for round {latest}'s self-play games")
+                time.sleep(WAIT_SECONDS)
+            continue
+        new = train(folder, config, stop=halt, report=report)
+        if new is None:
+            break
+        validate(folder, config, new, report=report)
+        row = evaluate(folder, config, new, stop=halt, report=report)
+        if row.get("stopped"):
+            break
+        if config.references.every > 0 and new % config.references.every == 0:
+            references(folder, config, new, stop=halt, report=report)
+        from imago.rl.plots import plot_run
+
+        plot_run(folder)
+        latest = new
+    return latest

@@ -1,0 +1,183 @@
+"""The batched (network) search: many roots, virtual loss, noise once per search, Gumbel."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from imago.agents.mcts import (
+    MCTS,
+    PUCT,
+    Evaluation,
+    Gumbel,
+    LeafBatch,
+    MCTSConfig,
+    UniformEvaluator,
+    halving_schedule,
+    search_game,
+)
+from imago.agents.mcts import _tree as kt
+from imago.core import Color
+from imago.core.move import Move
+from imago.games.go import GoPosition
+from imago.games.go.batch import GoBatch
+from imago.games.othello.batch import OthelloBatch
+
+
+class _Table:
+    """A fake network: fixed priors and values per action of the move that led to a leaf
+    (read from the boards: what changed against the board before)."""
+
+    needs_states = False
+
+    def __init__(self, history: int = 2, favourite: int = -1, bonus: float = 0.0) -> None:
+        self.history = history
+        self.favourite = favourite
+        self.bonus = bonus
+        self.calls = 0
+        self.sizes: list[int] = []
+
+    def evaluate(self, leaves: LeafBatch, count: int) -> Evaluation:
+        self.calls += 1
+        self.sizes.append(count)
+        priors = leaves.legal[:count].astype(np.float64)
+        priors /= np.maximum(priors.sum(axis=1, keepdims=True), 1)
+        values = np.full(count, 0.5)
+        if self.favourite >= 0:
+            # the player who just played on the favourite point is winning
+            moved = (
+                leaves.boards[:count, 0, self.favourite] != leaves.boards[:count, 1, self.favourite]
+            )
+            values = np.where(moved, 0.5 - self.bonus, 0.5)
+        return Evaluation(values, priors)
+
+
+def test_sequential_halving_schedule_as_mctx_builds_it() -> None:
+    assert list(halving_schedule(4, 8)) == [0, 0, 0, 0, 1, 1, 2, 2]
+    assert list(halving_schedule(1, 5)) == [0, 1, 2, 3, 4]
+    schedule = halving_schedule(16, 200)
+    assert len(schedule) == 200 and list(schedule[:16]) == [0] * 16
+
+
+@pytest.mark.parametrize("per_root", [1, 4, 16])
+def test_many_roots_each_get_their_simulations(per_root: int) -> None:
+    batch = OthelloBatch(6, 6)
+    config = MCTSConfig()
+    game = search_game(batch, config, seed=1)
+    evaluator = UniformEvaluator()
+    search = MCTS(config, PUCT(), evaluator, np.random.default_rng(1), per_root=per_root)
+    tree = search.new_tree(game)
+    search.begin(tree, game, 50)
+    assert search.run(game, tree, 50) == 6 * 50
+    for g in range(6):
+        root = int(tree.roots[g])
+        assert tree.ef[tree.edges(root), kt.E_N].sum() == 50
+        assert tree.value(root) == 0.5
+    assert max(evaluator.positions // max(evaluator.calls, 1), 1) > 1  # batched calls
+    assert not (tree.ni[: tree.nodes_used, kt.N_FLAGS] & kt.PENDING).any()
+
+
+def test_identical_roots_grow_identical_trees() -> None:
+    batch = GoBatch(3, 5)
+    config = MCTSConfig()
+    game = search_game(batch, config, seed=1, ended="area")
+    search = MCTS(config, PUCT(), _Table(), np.random.default_rng(1))
+    tree = search.new_tree(game)
+    search.begin(tree, game, 40)
+    search.run(game, tree, 40)
+    visits = [tree.ef[tree.edges(int(r)), kt.E_N] for r in tree.roots]
+    assert all((v == visits[0]).all() for v in visits)
+
+
+def test_the_network_value_steers_puct_to_the_winning_move() -> None:
+    # a fake network that says whoever takes the centre wins: the search must find it
+    batch = GoBatch(1, 5)
+    config = MCTSConfig(c=1.0)
+    game = search_game(batch, config, seed=1, ended="area")
+    search = MCTS(config, PUCT(), _Table(favourite=12, bonus=0.4), np.random.default_rng(1))
+    tree = search.new_tree(game)
+    search.begin(tree, game, 200)
+    search.run(game, tree, 200)
+    root = tree.root
+    visits = tree.ef[tree.edges(root), kt.E_N]
+    assert tree.actions(root)[int(np.argmax(visits))] == 12
+
+
+def test_dirichlet_noise_is_added_once_and_leaves_the_priors_alone() -> None:
+    batch = OthelloBatch(1, 8)
+    config = MCTSConfig(dirichlet_alpha=0.3)
+    game = search_game(batch, config, seed=1)
+    search = MCTS(config, PUCT(), UniformEvaluator(), np.random.default_rng(3))
+    tree = search.new_tree(game)
+    search.begin(tree, game, 100)
+    search.run(game, tree, 100)
+    priors = tree.ef[tree.edges(tree.root), kt.E_PRIOR]
+    assert priors == pytest.approx(np.full(4, 0.25))  # the network's, not mixed in place
+    first = search._noise[0, :4].copy()
+    search.run(game, tree, 100)  # the same search goes on: the same noise
+    assert (search._noise[0, :4] == first).all()
+    search.begin(tree, game, 100)  # a new search: new noise
+    assert not (search._noise[0, :4] == first).all()
+
+
+def test_virtual_loss_spreads_a_batch_over_the_tree() -> None:
+    batch = GoBatch(1, 7)
+    config = MCTSConfig()
+    game = search_game(batch, config, seed=1)
+    evaluator = _Table()
+    search = MCTS(config, PUCT(), evaluator, np.random.default_rng(1), per_root=16)
+    tree = search.new_tree(game)
+    search.begin(tree, game, 160)
+    search.run(game, tree, 160)
+    assert max(evaluator.sizes) == 16  # sixteen different leaves in one call
+    edges = tree.ef[: tree.edges_used]
+    assert (edges[:, kt.E_N] >= 0).all() and edges[:, kt.E_N].sum() > 0
+
+
+def test_gumbel_prefers_the_move_with_the_better_value() -> None:
+    batch = GoBatch(1, 5)
+    config = MCTSConfig(gumbel_considered=32)  # every move: the priors are all equal
+    game = search_game(batch, config, seed=1, ended="area")
+    search = MCTS(config, Gumbel(), _Table(favourite=12, bonus=0.4), np.random.default_rng(1))
+    tree = search.new_tree(game)
+    search.begin(tree, game, 64)
+    search.run(game, tree, 64)
+    actions, policy = search.improved_policy(tree, 0)
+    assert actions[int(np.argmax(policy))] == 12
+    assert policy.sum() == pytest.approx(1.0)
+    assert search.gumbel_choice(tree, 0) == 12
+    # the improved policy puts more weight on it than the network's uniform prior
+    assert policy[list(actions).index(12)] > 2.0 / len(actions)
+
+
+def test_a_finished_game_in_the_tree_is_scored_not_evaluated() -> None:
+    # Black to move and passing after White's pass ends a won game: the tree values it exactly
+    position = GoPosition.from_diagram(
+        """
+        X X X X X
+        X X X X X
+        X X . X X
+        X X X X X
+        X X X X .
+        """,
+        to_play=Color.WHITE,
+    ).play(Move.PASS)
+    batch = GoBatch.from_positions([position])
+    config = MCTSConfig()
+    game = search_game(batch, config, seed=1, ended="area")
+    search = MCTS(config, PUCT(), UniformEvaluator(), np.random.default_rng(1))
+    tree = search.new_tree(game)
+    search.begin(tree, game, 30)
+    search.run(game, tree, 30)
+    root = tree.root
+    passed = tree.child(root, 25)
+    assert passed >= 0 and tree.ni[passed, kt.N_COUNT] == 0  # the game is over there
+    sl = tree.edges(root)
+    wins = dict(
+        zip(
+            tree.actions(root),
+            tree.ef[sl, kt.E_W] / np.maximum(tree.ef[sl, kt.E_N], 1),
+            strict=True,
+        )
+    )
+    assert wins[25] == 1.0  # Black wins the count

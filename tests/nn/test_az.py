@@ -1,0 +1,136 @@
+"""The ``az`` agent: AlphaZero search with a network, wherever agents play."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("torch")
+
+from imago.agents.base import AgentError, Limit
+from imago.agents.registry import make_agent
+from imago.games import make
+from imago.nn.models import ModelError, parse_arch
+from imago.nn.store import ModelSpec, save_model
+
+
+def _model(tmp_path: Path, game: str, size: int, arch: str = "b1c8") -> Path:
+    spec = ModelSpec(game, size, "legal4", parse_arch(arch))
+    path = tmp_path / f"{game}{size}-{arch}.pt"
+    save_model(path, spec.build(), spec)
+    return path
+
+
+@pytest.mark.parametrize(("game", "size"), [("go", 9), ("othello", 8)])
+def test_plays_legal_moves_with_the_shipped_network(game: str, size: int) -> None:
+    agent = make_agent("az", game, {"simulations": "48", "batch": "8"}, seed=1)
+    state = make(game, size=size)
+    infos = []
+    for _ in range(4):
+        result = agent.select_move(state, Limit(), on_info=infos.append)
+        assert state.is_legal(result.move)
+        assert result.nodes == 48
+        assert sum(c.visits for c in result.candidates) >= 48  # the kept subtree counts too
+        assert result.candidates[0].move == result.move
+        assert all(0 <= (c.winrate or 0) <= 1 and c.prior is not None for c in result.candidates)
+        state = state.play(result.move)
+    assert infos and infos[-1] == result
+
+
+def test_gumbel_rule_and_sampling(tmp_path: Path) -> None:
+    model = _model(tmp_path, "othello", 6)
+    state = make("othello", size=6)
+    gumbel = make_agent("az", "othello", {"model": str(model), "rule": "gumbel"}, seed=2, size=6)
+    result = gumbel.select_move(state, Limit(playouts=32))
+    assert state.is_legal(result.move) and result.nodes == 32
+    moves = {
+        make_agent(
+            "az",
+            "othello",
+            {"model": str(model), "temperature": "1", "temperature_moves": "10"},
+            seed=seed,
+            size=6,
+        )
+        .select_move(state, Limit(playouts=16))
+        .move
+        for seed in range(12)
+    }
+    assert len(moves) > 1  # sampled, not always the same
+
+
+def test_time_limit_and_stop(tmp_path: Path) -> None:
+    import threading
+
+    agent = make_agent("az", "go", {"model": str(_model(tmp_path, "go", 7))}, seed=1, size=7)
+    result = agent.select_move(make("go", size=7), Limit(time=0.3))
+    assert result.seconds < 3 and result.nodes > 0
+    stop = threading.Event()
+    stop.set()
+    assert agent.select_move(make("go", size=7), Limit(time=60), stop=stop).seconds < 5
+
+
+def test_wrong_networks_are_refused(tmp_path: Path) -> None:
+    with pytest.raises(AgentError, match="no value head"):
+        make_agent("az", "go", {"model": str(_model(tmp_path, "go", 9, "l2c8"))}, seed=1)
+    othello = str(_model(tmp_path, "othello", 8))
+    with pytest.raises(AgentError, match="othello, not go"):  # when it is made, not at a move
+        make_agent("az", "go", {"model": othello}, seed=1)
+    agent = make_agent("az", "go", {"model": othello}, seed=1, check=False)
+    with pytest.raises(ModelError, match="othello, not go"):
+        agent.select_move(make("go", size=9), Limit(playouts=8))
+    with pytest.raises(AgentError, match="no network is shipped for go 13x13"):
+        make_agent("az", "go", {}, seed=1, size=13)
+    with pytest.raises(ModelError, match="no network is shipped for go 13x13"):
+        make_agent("az", "go", {}, seed=1).select_move(make("go", size=13), Limit(playouts=8))
+    with pytest.raises(ValueError, match="rule"):
+        make_agent("az", "go", {"rule": "uct"}, seed=1)
+
+
+def test_lz_analyze_over_gtp_shows_the_search(tmp_path: Path) -> None:
+    model = _model(tmp_path, "go", 9)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "imago", "gtp", "--agent", f"az:model={model}", "--size", "9"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        bufsize=1,
+    )
+    assert process.stdin is not None and process.stdout is not None
+    try:
+        process.stdin.write("play b E5\nlz-analyze w 10\n")
+        process.stdin.flush()
+        lines: list[str] = []
+        deadline = time.time() + 60
+        while time.time() < deadline and sum(line.startswith("info") for line in lines) < 3:
+            lines.append(process.stdout.readline())
+        process.stdin.write("genmove w\nquit\n")
+        process.stdin.flush()
+        rest = process.stdout.read()
+    finally:
+        process.wait(timeout=30)
+    infos = [line for line in lines if line.startswith("info")]
+    assert len(infos) >= 3
+    words = infos[-1].split()
+    assert words[:2] == ["info", "move"] and "visits" in words and "pv" in words
+    visits = int(words[words.index("visits") + 1])
+    assert visits > 0
+    assert "= " in rest  # genmove answered with a move after the analysis stopped
+
+
+def test_az_in_a_match(tmp_path: Path) -> None:
+    from imago.arena.game import GameSettings
+    from imago.arena.match import MatchSettings, Player, match_schedule, run_games
+
+    model = _model(tmp_path, "othello", 6)
+    hero = Player("az", f'az:model="{model}",simulations=16')
+    schedule = match_schedule(hero, Player("random", "random"), 2)
+    settings = MatchSettings(GameSettings("othello", 6), seed=1)
+    records = run_games(settings, schedule, folder=tmp_path / "match")
+    assert len(records) == 2 and all(r.reason == "score" for r in records)
+    assert np.isfinite([len(r.moves) for r in records]).all()
