@@ -78,7 +78,7 @@ def test_wrong_networks_are_refused(tmp_path: Path) -> None:
     with pytest.raises(AgentError, match="no value head"):
         make_agent("az", "go", {"model": str(_model(tmp_path, "go", 9, "l2c8"))}, seed=1)
     othello = str(_model(tmp_path, "othello", 8))
-    with pytest.raises(AgentError, match="othello, not go"):  # when it is made, not at a move
+    with pytest.raises(AgentError, match="for 8x8 othello, not 9x9 go"):  # when made
         make_agent("az", "go", {"model": othello}, seed=1)
     agent = make_agent("az", "go", {"model": othello}, seed=1, check=False)
     with pytest.raises(ModelError, match="othello, not go"):

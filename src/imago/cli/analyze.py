@@ -31,6 +31,7 @@ def analyze(
 
     from imago.agents.base import Limit
     from imago.agents.registry import agent_from_spec
+    from imago.core.errors import os_error_text
     from imago.records import sgf
     from imago.records.files import load_file
     from imago.ui import review as reviewing
@@ -40,7 +41,7 @@ def analyze(
     try:
         loaded = load_file(record)
     except OSError as error:
-        raise fail(f"cannot read {record}: {error.strerror or error}") from None
+        raise fail(f"cannot read {record}: {os_error_text(error)}") from None
     if not loaded.games:
         problems = "; ".join(loaded.errors[:3]) or "no game found"
         raise fail(f"no game in {record}: {problems}")

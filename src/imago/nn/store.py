@@ -19,6 +19,7 @@ from typing import Any
 
 import torch
 
+from imago.core.errors import os_error_text
 from imago.nn.features import FeatureSet, feature_set
 from imago.nn.models import (
     ArchConfig,
@@ -143,15 +144,19 @@ def safe_load(path: str | Path, device: str | torch.device = "cpu") -> Any:
     try:
         return torch.load(file, map_location=device, weights_only=True)
     except Exception as error:  # torch raises several types for a foreign file
-        raise ModelError(f"{file} is not a model file: {_load_failure(error)}") from None
+        raise ModelError(f"{file} is not a model file: {_load_failure(error, file)}") from None
 
 
-def _load_failure(error: Exception) -> str:
-    """Why torch could not read a file, in one line (never torch's page of advice)."""
+def _load_failure(error: Exception, file: Path) -> str:
+    """Why torch could not read ``file``, in one line (never torch's page of advice)."""
     text = str(error)
     if "Weights only load failed" in text or "weights_only" in text:
         return "it holds Python objects, which imago never unpickles (only imago model files)"
-    if "zip archive" in text or "invalid load key" in text or "pickle" in text.lower():
+    if isinstance(error, OSError):
+        return os_error_text(error)
+    with file.open("rb") as stream:
+        torch_file = stream.read(4) == b"PK\x03\x04"  # torch.save writes a zip archive
+    if not torch_file or "zip archive" in text or "pickle" in text.lower():
         return "not a file written by torch.save (a model is a model.pt written by imago train)"
     first = text.strip().splitlines()[0] if text.strip() else type(error).__name__
     return first[:200]
