@@ -88,3 +88,8 @@ def test_the_default_agent_is_the_strongest_for_each_board():
     first, _, after = (reply.removeprefix("= ") for reply in done.stdout.split("\n\n")[:3])
     assert first.endswith(f"({strongest_agent('go', 9).split(':')[0]})")
     assert after.endswith("(mcts)")  # no network for 19x19: the plain search
+    commands = ["version", "boardsize 6", "version", "genmove b", "list_stones black"]
+    done = gtp_session(["--game", "othello"], commands)
+    first, _, after, move, black = (r.removeprefix("= ") for r in done.stdout.split("\n\n")[:5])
+    assert first.endswith("(alphabeta)") and after.endswith("(mcts)")  # alpha-beta: 8x8 only
+    assert move in black.split() and len(black.split()) == 4  # two, the move and one flipped

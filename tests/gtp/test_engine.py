@@ -382,6 +382,24 @@ def test_boardsize_the_agent_cannot_play_is_unacceptable_and_changes_nothing(tmp
     assert ask(server, "genmove white") != ""
 
 
+@pytest.mark.parametrize(
+    ("agent", "six_by_six"), [("alphabeta", "unacceptable size"), ("mcts", ""), ("random", "")]
+)
+def test_othello_boards_are_refused_at_boardsize_by_an_agent_that_cannot_play_them(
+    agent: str, six_by_six: str
+) -> None:
+    # gtp-rhino asks for 6x6 Othello; alpha-beta's evaluation and solver are 8x8 only
+    server = make_server("othello", agent)
+    ask(server, "play black d3")
+    before = snapshot(server)
+    reply = server.handle("boardsize 6")
+    assert reply.removeprefix("?").removeprefix("=").strip() == six_by_six
+    if six_by_six:
+        assert snapshot(server) == before
+    else:
+        assert server.game.size == 6
+
+
 def test_an_engine_made_for_each_size_replaces_one_that_cannot_play_it():
     made: list[int] = []
 
