@@ -253,7 +253,8 @@ class _GoBackend:
         self.komi = float(rules.komi)
         self.suicide = bool(rules.suicide_allowed)
         self.mode = gf.ko_mode(rules)
-        self.history = np.asarray(state.superko_keys(), dtype=np.int64)  # type: ignore[attr-defined]
+        keys = state.superko_keys()  # type: ignore[attr-defined]
+        self.history = np.array(keys, dtype=np.int64)  # a writable copy: the kernels take one
         self.s = gf.to_arrays(state)  # type: ignore[arg-type]
         sensible = getattr(state, "sensible_moves", None)
         moves = list(sensible()) if sensible else list(state.legal_moves())
