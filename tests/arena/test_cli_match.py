@@ -54,7 +54,10 @@ def test_match_with_sprt_stops_early() -> None:
     [
         (["--black", "nosuchagent", "--white", "random"], "unknown agent"),
         (["--black", "random:speed=3", "--white", "random"], "no option"),
-        (["--black", 'gtp:command="/nonexistent/engine"', "--white", "random"], "does not run"),
+        (
+            ["--black", 'gtp:command="/nonexistent/engine"', "--white", "random"],
+            "cannot start '/nonexistent/engine': no such file or directory",
+        ),
         (["--black", "random", "--white", "random", "--size", "7"], "Othello"),
         (["--black", "random", "--white", "random", "--sprt", "5"], "SPRT"),
     ],
@@ -133,3 +136,55 @@ def test_a_disputed_count_is_reported_and_counted(tmp_path: Path) -> None:
     assert record["engine_scores"] == {"W": "W+50"}
     sgf_text = path.with_suffix(".sgf").read_text(encoding="utf-8")
     assert "disputed" in sgf_text and "W+50" in sgf_text
+
+
+# -- checked up front, alternating, one komi, groups rated apart (issue 16) ---------------------
+
+
+def test_an_agent_that_does_not_fit_the_game_is_refused_before_any_game(tmp_path: Path) -> None:
+    pytest.importorskip("torch")
+    from imago.nn.shipped import SHIPPED_MODELS
+
+    out = tmp_path / "m"
+    othello_model = SHIPPED_MODELS[("othello", 8)]
+    code, output = invoke(
+        "match", "--game", "go", "--black", f"policy:model={othello_model}", "--white", "random",
+        "--games", "2", "--out", str(out),
+    )  # fmt: skip
+    assert code == 1 and "is a model for 8x8 othello, not 9x9 go" in output
+    assert not (out / "games").exists() or not list((out / "games").iterdir())
+
+
+def test_colours_alternate_by_default_and_komi_is_the_one_default(tmp_path: Path) -> None:
+    out = tmp_path / "m"
+    code, output = invoke(
+        "match", "--black", "a=random", "--white", "b=random", "--games", "2", "--out", str(out)
+    )
+    assert code == 0, output
+    records = sorted(
+        (json.loads(p.read_text()) for p in (out / "games").glob("*.json")),
+        key=lambda r: r["index"],
+    )
+    assert [(r["black"], r["white"]) for r in records] == [("a", "b"), ("b", "a")]
+    from imago.games import make
+
+    komi = make("go", size=9).komi  # type: ignore[attr-defined]
+    assert komi == 7.0
+    assert f"KM[{komi:g}]" in (out / "games" / "00001.sgf").read_text()
+
+
+def test_ratings_of_groups_that_never_met_are_fitted_apart(tmp_path: Path) -> None:
+    for name, players in (("m1", ("a", "b")), ("m2", ("c", "d"))):
+        code, output = invoke(
+            "match", "--game", "othello", "--size", "4", "--black", f"{players[0]}=random",
+            "--white", f"{players[1]}=random", "--games", "4", "--out", str(tmp_path / name),
+        )  # fmt: skip
+        assert code == 0, output
+    code, output = invoke("ratings", str(tmp_path / "m1"), str(tmp_path / "m2"))
+    assert code == 0, output
+    assert "the players form 2 groups that never met (a, b | c, d)" in output
+    assert "each group is rated on its own" in output
+    assert "group 1: Elo by maximum likelihood" in output
+    assert "group 2: Elo by maximum likelihood" in output
+    code, output = invoke("ratings", "--help")
+    assert "default: random=0 if present, else mean 0" in " ".join(output.replace("│", " ").split())

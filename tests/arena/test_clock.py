@@ -199,7 +199,7 @@ def test_gtp_program_gets_time_settings_once_and_time_left_every_move() -> None:
     agent, transport = scripted(
         ("boardsize 9", "="),
         ("clear_board", "="),
-        ("komi 7.5", "="),
+        ("komi 7", "="),  # the computer rules' komi on 9x9
         ("list_commands", "= time_settings\ntime_left\ngenmove"),
         ("time_settings 60 0 0", "="),  # GTP has no Fischer: absolute time, increments reported
         ("time_left black 60 0", "="),
@@ -222,7 +222,7 @@ def test_gtp_program_gets_kgs_byoyomi_settings_and_periods_left() -> None:
     agent, transport = scripted(
         ("boardsize 9", "="),
         ("clear_board", "="),
-        ("komi 7.5", "="),
+        ("komi 7", "="),  # the computer rules' komi on 9x9
         ("list_commands", "= kgs-time_settings\ntime_settings\ntime_left\ngenmove"),
         ("kgs-time_settings byoyomi 300 30 5", "="),
         ("time_left black 30 4", "="),  # in byo-yomi: a period's seconds, periods left
@@ -238,7 +238,7 @@ def test_canadian_time_settings_without_kgs() -> None:
     agent, transport = scripted(
         ("boardsize 9", "="),
         ("clear_board", "="),
-        ("komi 7.5", "="),
+        ("komi 7", "="),  # the computer rules' komi on 9x9
         ("list_commands", "= time_settings\ntime_left\ngenmove"),
         ("time_settings 0 60 10", "="),
         ("time_left black 60 10", "="),

@@ -15,6 +15,7 @@ from imago.arena.ratings import (
     expected_score,
     fit_ratings,
     format_ratings,
+    player_groups,
     plot_ratings,
 )
 
@@ -148,8 +149,11 @@ def test_a_perfect_record_has_no_finite_rating_without_a_prior() -> None:
 
 def test_separate_groups_are_refused() -> None:
     results = [PairResult("a", "b", 3, 0, 2), PairResult("c", "d", 1, 1, 1)]
-    with pytest.raises(ValueError, match="no finite"):
-        fit_ratings(results)
+    with pytest.raises(ValueError, match=r"groups that never met.*\(a, b \| c, d\)"):
+        fit_ratings(results, prior_draws=1)
+    assert player_groups(results) == [["a", "b"], ["c", "d"]]
+    linked = [*results, PairResult("e", "c", 0, 0, 1), PairResult("e", "f", 1, 0, 0)]
+    assert player_groups(linked) == [["c", "d", "e", "f"], ["a", "b"]]
 
 
 def test_bad_input() -> None:

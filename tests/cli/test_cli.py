@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 
@@ -36,13 +37,57 @@ def test_the_default_opponent_searches_with_two_threads_on_two_cores(monkeypatch
     import os
 
     from imago.agents.registry import make_agent, parse_agent_spec
-    from imago.cli.play import default_opponent
+    from imago.cli._common import strongest_agent
 
-    assert default_opponent("othello", None) == "alphabeta"
+    assert strongest_agent("othello", None) == "alphabeta"
     monkeypatch.setattr(os, "cpu_count", lambda: 1)
-    assert default_opponent("go", 13) == "mcts"
+    assert strongest_agent("go", 13) == "mcts"
     monkeypatch.setattr(os, "cpu_count", lambda: 2)
-    spec = default_opponent("go", 13)
+    spec = strongest_agent("go", 13)
     assert spec == "mcts:threads=2"
     name, options = parse_agent_spec(spec)
-    assert make_agent(name, "go", options, seed=1).options.threads == 2
+    assert make_agent(name, "go", options, seed=1, size=13).options.threads == 2
+
+
+def all_command_paths() -> list[list[str]]:
+    """Every command and subcommand of the app, as argument lists."""
+    import typer
+
+    from imago.cli.app import app
+
+    group = typer.main.get_command(app)
+    paths: list[list[str]] = [[]]
+
+    def walk(command, prefix: list[str]) -> None:  # type: ignore[no-untyped-def]
+        for name, sub in getattr(command, "commands", {}).items():
+            paths.append([*prefix, name])
+            walk(sub, [*prefix, name])
+
+    walk(group, [])
+    return paths
+
+
+def test_help_is_written_for_people():
+    from typer.testing import CliRunner
+
+    from imago.cli.app import app
+
+    paths = all_command_paths()
+    assert ["records", "check"] in paths and ["train", "patterns"] in paths
+    for path in paths:
+        result = CliRunner().invoke(app, [*path, "--help"], terminal_width=200)
+        assert result.exit_code == 0, (path, result.output)
+        text = result.output
+        assert "<bool>" not in text and "--help " in text, path  # a flag takes no value
+        assert "<str>" not in text and "<list[" not in text and "<int>" not in text, path
+        assert "``" not in text, path  # no raw reST
+        for block in re.split(r"\n│ +(?:\* +)?(?=--|[a-z]+\.\.\.)", text):
+            # an option whose help gives its default in words shows no second, wrong one
+            assert not ("(default:" in block and "[default:" in block), (path, block)
+
+
+def test_the_command_line_loads_no_numeric_library_before_a_command_needs_it():
+    heavy = "{'numpy', 'numba', 'torch'}"
+    code = f"import sys, imago.cli.app; print(sorted({heavy} & sys.modules.keys()))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.stdout.strip() == "[]"

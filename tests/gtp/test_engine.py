@@ -6,10 +6,16 @@ a move updates the state; asking for a move (``reg_genmove``) suggests one witho
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import pytest
 from gtp_helpers import AnalysingAgent, ask, make_server, refuse
 
+from imago.agents.base import AgentError
+from imago.agents.registry import make_agent
 from imago.gtp.engine import COMMANDS, GtpServer
+from imago.gtp.game_engine import EngineConfig, GameEngine
 
 REQUIRED = [
     "protocol_version",
@@ -347,13 +353,14 @@ def test_othello_pass_only_when_forced(othello: GtpServer):
 
 
 def test_othello_forced_pass_and_implicit_pass():
-    # The shortest possible game (9 moves, Maruo): Black owns all 13 discs and nobody can move.
+    # The shortest possible game (9 moves, Maruo): Black owns all 13 discs and nobody can move;
+    # the 51 empty squares count for the winner, as WTHOR and the FFO scores count them.
     server = make_server("othello")
     shortest = ["e6", "f4", "e3", "f6", "g5", "d6", "e7", "f5", "c5"]
     for index, vertex in enumerate(shortest):
         ask(server, f"play {'black' if index % 2 == 0 else 'white'} {vertex}")
     assert server.game.state.is_over()
-    assert ask(server, "final_score") == "B+13"
+    assert ask(server, "final_score") == "B+64"
     assert ask(server, "genmove white") == "pass"
 
 
@@ -369,3 +376,73 @@ def test_play_goes_on_after_two_passes(go: GtpServer):
     ask(go, "undo")
     ask(go, "undo")
     assert go.game.state.is_over()
+
+
+# -- boards the agent cannot play are refused at boardsize, never at genmove (issue 16) ---------
+
+
+class NineOnly(AnalysingAgent):
+    """Plays 9x9 only, as an agent with a 9x9 network does."""
+
+    def prepare(self, game: str, size: int) -> None:
+        if size != 9:
+            raise AgentError(f"plays 9x9 only, not {size}x{size}")
+
+
+def test_boardsize_the_agent_cannot_play_is_unacceptable_and_changes_nothing(tmp_path):
+    server = make_server("go", NineOnly(), size=9)
+    ask(server, "play black E5")
+    before = snapshot(server)
+    assert refuse(server, "boardsize 13") == "unacceptable size"
+    assert snapshot(server) == before
+    big = tmp_path / "big.sgf"
+    big.write_text("(;GM[1]SZ[13];B[gg])")
+    assert refuse(server, f"loadsgf {big}") == "cannot load file"
+    assert snapshot(server) == before
+    ask(server, "boardsize 9")
+    assert ask(server, "genmove white") != ""
+
+
+@pytest.mark.parametrize(
+    ("agent", "six_by_six"),
+    [("alphabeta", ""), ("mcts", ""), ("random", ""), ("policy", "unacceptable size")],
+)
+def test_othello_boards_are_refused_at_boardsize_by_an_agent_that_cannot_play_them(
+    agent: str, six_by_six: str
+) -> None:
+    # gtp-rhino asks for 6x6 Othello; the shipped policy network is 8x8 only
+    server = make_server("othello", agent)
+    ask(server, "play black d3")
+    before = snapshot(server)
+    reply = server.handle("boardsize 6")
+    assert reply.removeprefix("?").removeprefix("=").strip() == six_by_six
+    if six_by_six:
+        assert snapshot(server) == before
+    else:
+        assert server.game.size == 6
+
+
+def test_an_engine_made_for_each_size_replaces_one_that_cannot_play_it():
+    made: list[int] = []
+
+    def agent_for(size: int) -> AnalysingAgent:
+        made.append(size)
+        return AnalysingAgent(name=f"agent{size}")
+
+    server = GtpServer(GameEngine(EngineConfig("go", 9), NineOnly(), agent_for=agent_for))
+    assert ask(server, "version").endswith("(analysing)")
+    ask(server, "boardsize 19")
+    assert made == [19] and ask(server, "version").endswith("(agent19)")
+    assert ask(server, "genmove black") != ""
+
+
+def test_an_external_engine_that_dies_is_reported_not_an_internal_error():
+    fake = Path(__file__).resolve().parents[1] / "arena" / "fake_engine.py"
+    agent = make_agent("gtp", "go", {"command": f"{sys.executable} {fake} --die-at 1"})
+    server = make_server("go", agent)
+    try:
+        message = refuse(server, "genmove black")
+    finally:
+        agent.close()
+    assert message.startswith("the engine behind the agent failed: 'genmove black': the engine")
+    assert "internal error" not in message

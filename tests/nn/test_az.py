@@ -12,7 +12,7 @@ import pytest
 
 pytest.importorskip("torch")
 
-from imago.agents.base import Limit
+from imago.agents.base import AgentError, Limit
 from imago.agents.registry import make_agent
 from imago.games import make
 from imago.nn.models import ModelError, parse_arch
@@ -45,7 +45,7 @@ def test_plays_legal_moves_with_the_shipped_network(game: str, size: int) -> Non
 def test_gumbel_rule_and_sampling(tmp_path: Path) -> None:
     model = _model(tmp_path, "othello", 6)
     state = make("othello", size=6)
-    gumbel = make_agent("az", "othello", {"model": str(model), "rule": "gumbel"}, seed=2)
+    gumbel = make_agent("az", "othello", {"model": str(model), "rule": "gumbel"}, seed=2, size=6)
     result = gumbel.select_move(state, Limit(playouts=32))
     assert state.is_legal(result.move) and result.nodes == 32
     moves = {
@@ -54,6 +54,7 @@ def test_gumbel_rule_and_sampling(tmp_path: Path) -> None:
             "othello",
             {"model": str(model), "temperature": "1", "temperature_moves": "10"},
             seed=seed,
+            size=6,
         )
         .select_move(state, Limit(playouts=16))
         .move
@@ -65,7 +66,7 @@ def test_gumbel_rule_and_sampling(tmp_path: Path) -> None:
 def test_time_limit_and_stop(tmp_path: Path) -> None:
     import threading
 
-    agent = make_agent("az", "go", {"model": str(_model(tmp_path, "go", 7))}, seed=1)
+    agent = make_agent("az", "go", {"model": str(_model(tmp_path, "go", 7))}, seed=1, size=7)
     result = agent.select_move(make("go", size=7), Limit(time=0.3))
     assert result.seconds < 3 and result.nodes > 0
     stop = threading.Event()
@@ -85,11 +86,16 @@ def test_a_spent_clock_still_searches_once(tmp_path: Path, game: str) -> None:
 
 
 def test_wrong_networks_are_refused(tmp_path: Path) -> None:
-    with pytest.raises(ModelError, match="no value head"):
+    with pytest.raises(AgentError, match="no value head"):
         make_agent("az", "go", {"model": str(_model(tmp_path, "go", 9, "l2c8"))}, seed=1)
-    agent = make_agent("az", "go", {"model": str(_model(tmp_path, "othello", 8))}, seed=1)
+    othello = str(_model(tmp_path, "othello", 8))
+    with pytest.raises(AgentError, match="for 8x8 othello, not 9x9 go"):  # when made
+        make_agent("az", "go", {"model": othello}, seed=1)
+    agent = make_agent("az", "go", {"model": othello}, seed=1, check=False)
     with pytest.raises(ModelError, match="othello, not go"):
         agent.select_move(make("go", size=9), Limit(playouts=8))
+    with pytest.raises(AgentError, match="no network is shipped for go 13x13"):
+        make_agent("az", "go", {}, seed=1, size=13)
     with pytest.raises(ModelError, match="no network is shipped for go 13x13"):
         make_agent("az", "go", {}, seed=1).select_move(make("go", size=13), Limit(playouts=8))
     with pytest.raises(ValueError, match="rule"):

@@ -9,12 +9,12 @@ import pytest
 
 pytest.importorskip("torch")
 
-from imago.agents.base import Limit
+from imago.agents.base import AgentError, Limit
 from imago.agents.registry import make_agent
 from imago.core.move import Move
 from imago.games import make
 from imago.games.go import GoRules
-from imago.nn.models import ModelError, parse_arch
+from imago.nn.models import parse_arch
 from imago.nn.store import ModelSpec, save_model
 
 
@@ -27,7 +27,7 @@ def _model(tmp_path: Path, game: str, size: int, features: str = "legal4") -> Pa
 
 def test_guided_search_asks_the_network_and_plays_legal_moves(tmp_path: Path) -> None:
     model = _model(tmp_path, "go", 7)
-    agent = make_agent("nnmcts", "go", {"model": str(model), "guide_visits": "2"}, seed=1)
+    agent = make_agent("nnmcts", "go", {"model": str(model), "guide_visits": "2"}, seed=1, size=7)
     state = make("go", size=7)
     for _ in range(6):
         result = agent.select_move(state, Limit(playouts=300))
@@ -41,24 +41,25 @@ def test_guided_search_asks_the_network_and_plays_legal_moves(tmp_path: Path) ->
 
 def test_history_features_see_the_board_repeated(tmp_path: Path) -> None:
     model = _model(tmp_path, "go", 7, "minigo17")
-    agent = make_agent("nnmcts", "go", {"model": str(model)}, seed=2)
+    agent = make_agent("nnmcts", "go", {"model": str(model)}, seed=2, size=7)
     result = agent.select_move(make("go", size=7), Limit(playouts=100))
     assert result.move.is_play
 
 
 @pytest.mark.parametrize(
     ("game", "size", "message"),
-    [("othello", 8, "othello"), ("go", 9, "for 9x9 go, not 7x7")],
+    [("othello", 8, "for 8x8 othello, not go"), ("go", 9, "for 9x9 go, not 7x7 go")],
 )
-def test_wrong_model_is_refused(tmp_path: Path, game: str, size: int, message: str) -> None:
+def test_wrong_model_is_refused_when_the_agent_is_made(
+    tmp_path: Path, game: str, size: int, message: str
+) -> None:
     model = _model(tmp_path, game, size)
-    with pytest.raises(ValueError, match=message):
-        agent = make_agent("nnmcts", "go", {"model": str(model)}, seed=1)
-        agent.select_move(make("go", size=7), Limit(playouts=50))
+    with pytest.raises(AgentError, match=message):
+        make_agent("nnmcts", "go", {"model": str(model)}, seed=1, size=7)
 
 
 def test_missing_model_file_is_a_clear_error(tmp_path: Path) -> None:
-    with pytest.raises(ModelError, match=r"nothing\.pt"):
+    with pytest.raises(AgentError, match=r"nothing\.pt: no such file"):
         make_agent("nnmcts", "go", {"model": str(tmp_path / "nothing.pt")}, seed=1)
 
 
@@ -101,7 +102,7 @@ def test_evaluator_probabilities_follow_the_legal_actions(tmp_path: Path) -> Non
 @pytest.mark.parametrize("backend", ["torch", "onnx"])
 def test_backends_play(tmp_path: Path, backend: str) -> None:
     model = _model(tmp_path, "go", 7)
-    agent = make_agent("nnmcts", "go", {"model": str(model), "backend": backend}, seed=3)
+    agent = make_agent("nnmcts", "go", {"model": str(model), "backend": backend}, seed=3, size=7)
     assert agent.guide.backend == backend  # type: ignore[attr-defined]
     result = agent.select_move(make("go", size=7), Limit(playouts=100))
     assert result.move.is_play

@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from imago.agents.base import Limit
 from imago.core import Color, Move
 from imago.games import make
 from imago.nn.dataset import Dataset, DatasetError
@@ -181,7 +182,6 @@ def test_cli_without_games_fails_and_creates_nothing(tmp_path: Path):
 
 
 def test_cli_given_games_creates_a_model_that_plays(transcripts, tmp_path: Path):
-    from imago.agents.base import Limit
     from imago.agents.registry import make_agent
 
     out = tmp_path / "run"
@@ -192,6 +192,7 @@ def test_cli_given_games_creates_a_model_that_plays(transcripts, tmp_path: Path)
          "--val-fraction", "0.25", "--threads", "1"],
     )  # fmt: skip
     assert result.exit_code == 0, result.output
+    assert "warm-up shortened from 200 to" in words(result.output)
     for name in ("model.pt", "checkpoint.pt", "metrics.jsonl", "curves.png", "config.json"):
         assert (out / name).is_file(), name
     rows = [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines()]
@@ -222,9 +223,8 @@ def test_cli_given_games_creates_a_model_that_plays(transcripts, tmp_path: Path)
         if player is agent and result_.move.is_play:
             assert result_.candidates and result_.candidates[0].prior is not None
         state = state.play(result_.move)
-    with pytest.raises(ValueError, match="plays othello, not go"):
-        go_agent = make_agent("policy", "go", {"model": str(out / "model.pt")})
-        go_agent.select_move(make("go", size=9), Limit())
+    with pytest.raises(ValueError, match="is a model for 8x8 othello, not 9x9 go"):
+        make_agent("policy", "go", {"model": str(out / "model.pt")})
 
 
 @pytest.mark.parametrize(
@@ -273,3 +273,77 @@ def test_validation_can_require_a_rank():
     unknown = SourceGame("c", ())
     assert split.is_validation(dan)
     assert not split.is_validation(mixed) and not split.is_validation(unknown)
+
+
+# -- the first hour with the training commands (issue 16) ---------------------------------------
+
+
+def random_go_sgf(folder: Path, count: int, seed: int = 0) -> None:
+    """Random 9x9 Go games as SGF files with a result."""
+    from imago.agents.registry import make_agent
+    from imago.records.sgf import write_file
+    from imago.records.tree import game_from_moves, start_state
+
+    agent = make_agent("random", "go", seed=seed)
+    for index in range(count):
+        state, moves = make("go", size=9), []
+        while not state.is_over() and len(moves) < 60:
+            move = agent.select_move(state, Limit()).move
+            moves.append(move)
+            state = state.play(move)
+        game = game_from_moves(start_state("go", size=9), moves)
+        game.set_text("RE", "B+R" if index % 2 else "W+R")
+        write_file(folder / f"game{index}.sgf", game)
+
+
+def test_dataset_reads_the_game_from_the_records(tmp_path: Path) -> None:
+    folder = tmp_path / "go"
+    folder.mkdir()
+    random_go_sgf(folder, 4)
+    out = tmp_path / "ds"
+    result = CliRunner().invoke(app, ["train", "dataset", str(folder), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "the records hold go games" in result.output
+    assert json.loads((out / "manifest.json").read_text())["settings"]["game"] == "go"
+    wrong = CliRunner().invoke(
+        app, ["train", "dataset", str(folder), "--game", "othello", "--out", str(tmp_path / "x")]
+    )
+    assert wrong.exit_code == 1
+    assert "4 other game" in words(wrong.output) and "try --game go" in words(wrong.output)
+
+
+def test_dataset_reads_the_eothello_csv(tmp_path: Path) -> None:
+    games = random_games(6, seed=5)
+    rows = [
+        f"g{n},{1 if r.startswith('B') else -1 if r.startswith('W') else 0},{''.join(m)}"
+        for n, (m, r) in enumerate(games)
+    ]
+    csv = tmp_path / "othello_dataset.csv"
+    csv.write_text("Othello_game_id,winner,game_moves\n" + "\n".join(rows) + "\n")
+    out = tmp_path / "ds"
+    result = CliRunner().invoke(app, ["train", "dataset", str(csv), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "the records hold othello games" in result.output
+    assert "dataset" in result.output and "6 games" in words(result.output)
+
+
+def test_evaluating_a_file_that_is_not_a_model_says_so_in_one_line(
+    tmp_path: Path, dataset: Dataset
+) -> None:
+    text = tmp_path / "notes.pt"
+    text.write_text("not a model")
+    result = CliRunner().invoke(app, ["train", "evaluate", str(text), "--data", str(dataset.root)])
+    assert result.exit_code == 1
+    assert result.output.strip().count("\n") == 0, result.output
+    assert "notes.pt is not a model file" in result.output
+    assert "weights_only" not in result.output and "Please" not in result.output
+
+
+def test_a_short_run_still_reaches_its_learning_rate() -> None:
+    from imago.nn.supervised import TrainConfig, lr_at, warmup_for
+
+    config = TrainConfig(lr=0.1, warmup_steps=200)
+    warmup = warmup_for(config, 32)
+    assert warmup == 8
+    assert max(lr_at(config, step, step / 32, warmup) for step in range(32)) == pytest.approx(0.1)
+    assert warmup_for(config, 10_000) == 200

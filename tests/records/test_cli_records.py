@@ -24,7 +24,7 @@ def test_check_reports_errors_with_positions(tmp_path: Path) -> None:
     bad = write(tmp_path / "bad.sgf", "(;SZ[9]\n;B[ee]\n;W[ee])")
     result = runner.invoke(app, ["records", "check", str(good), str(bad)])
     assert result.exit_code == 1
-    assert "good.sgf: ok (1 games)" in result.output
+    assert "good.sgf: ok, 1 game\n" in result.output
     assert "bad.sgf:3:1: W E5: illegal move E5: the point is occupied" in result.output
     clean = runner.invoke(app, ["records", "check", str(good)])
     assert clean.exit_code == 0 and "1 of 1 files clean" in clean.output
@@ -84,3 +84,72 @@ def test_stats_agree_with_the_ogs_readme(data_dir: Path) -> None:
     white = sum(v for k, v in counts.items() if k.startswith("result W+"))
     black = sum(v for k, v in counts.items() if k.startswith("result B+"))
     assert (white, black, counts["result Void"]) == (3925, 2703, 159)
+
+
+# -- one meaning per extension; check and stats read the same things (issue 16) ---------------
+
+
+def test_convert_refuses_a_go_game_as_a_transcript(tmp_path: Path) -> None:
+    go = write(tmp_path / "go.sgf", "(;GM[1]SZ[9];B[ee];W[dd])")
+    target = tmp_path / "out.txt"
+    result = runner.invoke(app, ["records", "convert", str(go), str(target)])
+    assert result.exit_code == 1
+    assert ".txt is an Othello transcript, which holds 8x8 Othello games only" in result.output
+    assert "write .sgf instead" in result.output and not target.exists()
+    small = write(tmp_path / "six.sgf", "(;GM[2]SZ[6];B[bc])")
+    result = runner.invoke(app, ["records", "convert", str(small), str(tmp_path / "six.wtb")])
+    assert result.exit_code == 1 and "not 6x6 othello" in result.output
+
+
+def records_folder(tmp_path: Path) -> Path:
+    folder = tmp_path / "records"
+    folder.mkdir()
+    write(folder / "README.txt", "These are the games of a club.\nOne per line.\n")
+    write(folder / "games.txt", "f5d6c3\nf5d6zz\n")
+    write(folder / "a.sgf", "(;SZ[9];B[ee];W[ee])")
+    write(folder / "b.sgf", "(;SZ[9];B[ee])")
+    with tarfile.open(tmp_path / "archive.tar.gz", "w:gz") as tar:
+        tar.add(folder / "a.sgf", arcname="inner/a.sgf")
+    return folder
+
+
+def test_check_and_stats_take_the_same_inputs_and_find_the_same_problems(tmp_path: Path) -> None:
+    folder = records_folder(tmp_path)
+    archive = tmp_path / "archive.tar.gz"
+    check = runner.invoke(app, ["records", "check", str(folder), str(archive)])
+    stats = runner.invoke(app, ["records", "stats", "--problems", str(folder), str(archive)])
+    assert check.exit_code == 1 and stats.exit_code == 0
+    problems = [
+        "games.txt:2: column 5: not a move: 'zz'",
+        "a.sgf:1:14: W E5: illegal move E5: the point is occupied",
+        "archive.tar.gz:inner/a.sgf:1:14: W E5: illegal move E5: the point is occupied",
+    ]
+    for output in (check.output, stats.output):
+        for problem in problems:
+            assert problem in output
+        assert "skipped" in output and "README.txt: no Othello transcript" in output
+    lines = {" ".join(line.replace("│", " ").split()) for line in stats.output.splitlines()}
+    assert "files 4" in lines and "problems 3" in lines  # README.txt is not a record file
+    assert "1 of 4 files clean" in check.output
+    quiet = runner.invoke(app, ["records", "stats", str(folder)])
+    assert "2 problems: list them with --problems, or with `imago records check`" in quiet.output
+
+
+def test_a_named_file_that_is_not_a_transcript_is_one_problem(tmp_path: Path) -> None:
+    readme = write(tmp_path / "README.txt", "line one\nline two\nline three\n")
+    result = runner.invoke(app, ["records", "check", str(readme)])
+    assert result.exit_code == 1
+    assert result.output.count("README.txt") == 1
+    assert "README.txt:1: no Othello transcript (one game a line: f5d6c3...)" in result.output
+
+
+def test_messages_are_written_for_people(tmp_path: Path) -> None:
+    odd = write(tmp_path / "games.gz", "not records")
+    result = runner.invoke(app, ["records", "check", str(odd)])
+    assert (
+        ".gz is not a record format; imago reads .sgf, .wtb, .txt, .ggf, .csv files"
+        in result.output
+    )
+    assert "(known: (" not in result.output
+    good = write(tmp_path / "good.sgf", "(;SZ[9];B[ee])(;SZ[9];B[dd])")
+    assert "good.sgf: ok, 2 games" in runner.invoke(app, ["records", "check", str(good)]).output

@@ -146,17 +146,15 @@ def test_bad_folders_and_models_get_one_clear_line(tmp_path: Path) -> None:
     save_model(model, spec.build(), spec)
     run = tmp_path / "go"
     done = _imago("rl", "init", str(run), "--game", "go", "--bootstrap", str(model))
-    assert done.returncode == 0, done.stderr
-    done = _imago("rl", "bootstrap", str(run))
-    assert done.returncode == 1 and "othello, not go" in done.stderr
-    assert "Traceback" not in done.stderr
+    assert done.returncode == 1 and "othello, not go" in done.stderr  # at init, not hours later
+    assert "Traceback" not in done.stderr and not (run / "run.json").exists()
     policy_only = tmp_path / "policy.pt"
     spec = ModelSpec("go", 9, "legal4", parse_arch("l2c8"))
     save_model(policy_only, spec.build(), spec)
     run2 = tmp_path / "go2"
-    _imago("rl", "init", str(run2), "--game", "go", "--bootstrap", str(policy_only))
-    done = _imago("rl", "bootstrap", str(run2))
+    done = _imago("rl", "init", str(run2), "--game", "go", "--bootstrap", str(policy_only))
     assert done.returncode == 1 and "value head" in done.stderr
+    assert _imago("rl", "init", str(run2), "--game", "go").returncode == 0
     taken = _imago("rl", "init", str(run2), "--game", "go")
     assert taken.returncode == 1 and "already holds a run" in taken.stderr
 

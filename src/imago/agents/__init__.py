@@ -5,15 +5,23 @@ and neural networks; a registry (:mod:`imago.agents.registry`) makes agents by n
 options.
 """
 
-from imago.agents.base import Agent, Candidate, Limit, SearchResult
-from imago.agents.registry import AgentSpec, agent_specs, make_agent, parse_agent_spec
+from imago.agents.base import Agent, AgentError, Candidate, Limit, SearchResult
+from imago.agents.registry import (
+    AgentSpec,
+    agent_from_spec,
+    agent_specs,
+    make_agent,
+    parse_agent_spec,
+)
 
 __all__ = [
     "Agent",
+    "AgentError",
     "AgentSpec",
     "Candidate",
     "Limit",
     "SearchResult",
+    "agent_from_spec",
     "agent_specs",
     "make_agent",
     "parse_agent_spec",

@@ -50,6 +50,7 @@ import numpy.typing as npt
 
 from imago.agents.base import (
     Agent,
+    AgentError,
     Candidate,
     InfoCallback,
     Limit,
@@ -357,8 +358,7 @@ class _GoBackend:
         self.komi = float(rules.komi)
         self.suicide = bool(rules.suicide_allowed)
         self.mode = gf.ko_mode(rules)
-        # a copy: the position hands out a read-only view, the kernel takes a writable array
-        self.history = np.array(state.superko_keys(), dtype=np.int64)  # type: ignore[attr-defined]
+        self.history = state.superko_keys()  # type: ignore[attr-defined]  # a copy
         self.s = gf.to_arrays(state)  # type: ignore[arg-type]
         sensible = getattr(state, "sensible_moves", None)
         moves = list(sensible()) if sensible else list(state.legal_moves())
@@ -446,6 +446,7 @@ class AlphaBetaAgent(Agent):
         self._go_table: tuple[np.ndarray, np.ndarray] | None = None
         self._solver: Any = None
         self._nps = 200_000.0
+        self._spent: list[int] = []
 
     @property
     def othello_evaluation(self) -> tuple[str, np.ndarray]:
@@ -473,6 +474,16 @@ class AlphaBetaAgent(Agent):
 
             self._go_table = new_table(min(self.options.table_bits, 18))
         return self._go_table
+
+    def prepare(self, game: str, size: int) -> None:
+        """Refuse Othello on a board with no evaluation (the built-in masks are for
+        :data:`MASK_FILES`' sizes)."""
+        if game == "othello" and size not in MASK_FILES:
+            sizes = ", ".join(f"{s}x{s}" for s in sorted(MASK_FILES))
+            raise AgentError(
+                f"the alpha-beta agent plays Othello on {sizes}, not {size}x{size}: "
+                "use mcts (or az) on other boards"
+            )
 
     def reset(self) -> None:
         self._othello_table = None
@@ -530,6 +541,7 @@ class AlphaBetaAgent(Agent):
         order = list(range(len(backend.moves)))
         done: _Iteration | None = None
         total_nodes = 0
+        self._spent = [0] * len(backend.moves)  # nodes under each root move (lz-analyze visits)
         result = SearchResult(backend.moves[0])
         for depth in range(1, max_depth + 1):
             iteration, nodes = self._iterate(
@@ -587,6 +599,7 @@ class AlphaBetaAgent(Agent):
                 if value > best and not stats[2]:
                     value = backend.search(index, depth, best, 10_000_000, stats)
             nodes += int(stats[0])
+            self._spent[index] += int(stats[0])
             self._learn_speed(int(stats[0]), time.perf_counter() - t0)
             if stats[2]:
                 return self._partial(backend, depth, order, values, rank), nodes
@@ -630,8 +643,9 @@ class AlphaBetaAgent(Agent):
         for index in it.order:
             value, winrate = backend.describe(it.values[index])
             pv = backend.pv(index) if index == it.order[0] else (backend.moves[index],)
+            visits = max(1, self._spent[index])
             candidates.append(
-                Candidate(backend.moves[index], visits=0, winrate=winrate, value=value, pv=pv)
+                Candidate(backend.moves[index], visits, winrate=winrate, value=value, pv=pv)
             )
         top = candidates[0]
         return SearchResult(

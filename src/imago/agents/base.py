@@ -12,8 +12,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from imago.core.errors import ImagoError
 from imago.core.game import GameState
 from imago.core.move import Move
+
+
+class AgentError(ImagoError, ValueError):
+    """An agent that cannot be made or cannot play as asked: a missing or foreign model, a
+    board it does not play, an external program that does not run. The message says what is
+    wrong and how to put it right, in one line."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,7 +61,8 @@ class Candidate:
 
 @dataclass(frozen=True, slots=True)
 class SearchResult:
-    """An agent's choice with its search information (all from the mover's point of view)."""
+    """An agent's choice with its search information (all from the mover's point of view);
+    ``candidates`` best first."""
 
     move: Move
     winrate: float | None = None
@@ -99,6 +107,17 @@ class Agent(abc.ABC):
 
         ``on_info`` (if given) receives interim results now and then; ``stop`` (if given) ends
         the search early when set. An agent may return ``Move.RESIGN``.
+        """
+
+    def prepare(self, game: str, size: int) -> None:  # noqa: B027 - a no-op by default
+        """Get ready to play ``game`` on a ``size`` x ``size`` board, or raise
+        :class:`AgentError` (any ``ValueError``) saying why it cannot: a network trained for
+        another game or board, a board size the search does not handle, an external program
+        that does not start or refuses the size.
+
+        :func:`imago.agents.registry.make_agent` calls it when the agent is made, and the
+        engine core whenever the board changes (GTP ``boardsize``, a loaded record), so that a
+        board the agent cannot play is refused there and then, never at its first move.
         """
 
     def reset(self) -> None:  # noqa: B027 - optional hook, a no-op by default

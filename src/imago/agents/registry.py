@@ -10,8 +10,9 @@ An agent module registers a factory with its options dataclass::
     def _make_random(options: RandomOptions, rng: np.random.Generator) -> Agent: ...
 
 and users make it from text, as the command line gives it:
-``make_agent("mcts", "go", {"playouts": "800"}, seed=1)`` or with
-``parse_agent_spec("mcts:playouts=800,rave=true")``.
+``make_agent("mcts", "go", {"playouts": "800"}, seed=1)``, or
+``agent_from_spec("mcts:playouts=800,rave=true", "go", size=9)``. Making an agent checks that
+it can play the game and board (:meth:`Agent.prepare`) and says why not in one line.
 """
 
 from __future__ import annotations
@@ -27,7 +28,8 @@ from typing import Any
 
 import numpy as np
 
-from imago.agents.base import Agent
+from imago.agents.base import Agent, AgentError
+from imago.core.errors import os_error_text
 
 AGENT_MODULES: tuple[str, ...] = (
     "imago.agents.random_agent",
@@ -161,15 +163,69 @@ def make_agent(
     options: Mapping[str, Any] | None = None,
     *,
     seed: int | None = None,
+    size: int | None = None,
+    check: bool = True,
 ) -> Agent:
-    """Make the agent registered as ``name`` for ``game`` with ``options`` and a seeded RNG."""
+    """Make the agent registered as ``name`` for ``game`` on a ``size`` board (default: the
+    game's usual one) with ``options`` and a seeded RNG, and check that it can play there
+    (:meth:`Agent.prepare`: its model exists and fits, its program runs).
+
+    Raises :class:`AgentError` (a ``ValueError``) with a one-line reason when it cannot be
+    made or cannot play that board; nothing is left running then. ``check=False`` leaves
+    :meth:`Agent.prepare` to the agent's first move: for an agent made again and again from
+    a spec checked once (each game of a match, where a failure is that game's, not the
+    match's).
+    """
+    from imago.games import default_size
+
     specs = agent_specs()
     if name not in specs:
-        raise ValueError(f"unknown agent {name!r} (known: {', '.join(specs) or 'none'})")
+        raise AgentError(f"unknown agent {name!r} (known: {', '.join(specs) or 'none'})")
     spec = specs[name]
     if game not in spec.games:
-        raise ValueError(f"agent {name!r} does not play {game} (plays: {', '.join(spec.games)})")
-    return spec.factory(make_options(spec, options or {}), np.random.default_rng(seed))
+        raise AgentError(f"agent {name!r} does not play {game} (plays: {', '.join(spec.games)})")
+    board = default_size(game) if size is None else size
+    try:
+        agent = spec.factory(make_options(spec, options or {}), np.random.default_rng(seed))
+    except AgentError:
+        raise
+    except (ValueError, OSError, RuntimeError) as error:
+        raise AgentError(_reason(error)) from None
+    try:
+        if check:
+            agent.prepare(game, board)
+    except (ValueError, OSError, RuntimeError) as error:
+        agent.close()
+        if isinstance(error, AgentError):
+            raise
+        raise AgentError(_reason(error)) from None
+    except BaseException:
+        agent.close()
+        raise
+    return agent
+
+
+def agent_from_spec(
+    text: str, game: str, *, size: int | None = None, seed: int | None = None
+) -> Agent:
+    """Make the agent written as ``text`` (``NAME`` or ``NAME:option=value,...``) for ``game``
+    on a ``size`` board: :func:`parse_agent_spec` then :func:`make_agent`, with every failure
+    an :class:`AgentError` that names the agent: ``agent 'policy:model=x.pt': no model file
+    at x.pt``. What ``imago play``, ``gtp``, ``match`` and ``tournament`` call."""
+    try:
+        name, options = parse_agent_spec(text)
+        return make_agent(name, game, options, seed=seed, size=size)
+    except ValueError as error:
+        raise AgentError(f"agent {text!r}: {error}") from None
+
+
+def _reason(error: BaseException) -> str:
+    """One line for an error met while making an agent."""
+    if isinstance(error, OSError) and error.strerror:
+        where = f"{error.filename}: " if error.filename else ""
+        return where + os_error_text(error)
+    text = str(error).strip().splitlines()
+    return text[0] if text else type(error).__name__
 
 
 def _convert(key: str, value: Any, hint: Any) -> Any:
@@ -194,8 +250,16 @@ def _convert(key: str, value: Any, hint: Any) -> Any:
         if isinstance(hint, type) and issubclass(hint, enum.Enum):
             return hint(value)
     except ValueError:
-        raise ValueError(f"option {key}={value!r} is not a valid {_type_name(hint)}") from None
+        raise ValueError(f"option {key}={value!r} is not {_value_kind(hint)}") from None
     raise TypeError(f"option {key} has a type the registry cannot read: {hint!r}")
+
+
+def _value_kind(hint: Any) -> str:
+    """What a value of type ``hint`` is, in words: ``a whole number``, ``true or false``."""
+    if isinstance(hint, type) and issubclass(hint, enum.Enum):
+        return "one of " + ", ".join(str(member.value) for member in hint)
+    words = {int: "a whole number", float: "a number", bool: "true or false", str: "text"}
+    return words.get(hint, f"a valid {_type_name(hint)}")
 
 
 def _type_name(hint: Any) -> str:

@@ -22,7 +22,15 @@ from typing import IO
 
 import numpy as np
 
-from imago.agents.base import Agent, Candidate, InfoCallback, Limit, SearchResult, StopFlag
+from imago.agents.base import (
+    Agent,
+    AgentError,
+    Candidate,
+    InfoCallback,
+    Limit,
+    SearchResult,
+    StopFlag,
+)
 from imago.agents.registry import register_agent
 from imago.arena.clock import GRACE, ClockKind, SideClock, TimeControl
 from imago.core.color import Color
@@ -101,6 +109,30 @@ class GtpAgent(Agent):
             self.options.command, timeout=self.options.timeout, stderr=stderr
         )
         return self.engine
+
+    def prepare(self, game: str, size: int) -> None:
+        """Start the program (one that does not run or speak GTP is reported now, before any
+        game) and check that it takes a ``size`` x ``size`` board."""
+        command = self.options.command
+        try:
+            engine = self.start()
+            engine.boardsize(size)
+        except EngineError as error:
+            self.close()
+            if error.command.startswith("boardsize"):
+                raise AgentError(
+                    f"{command!r} does not play {size}x{size} {game}: {error.message}"
+                ) from None
+            if error.command:
+                raise AgentError(
+                    f"{command!r} does not answer as a GTP engine ({error.message}); check "
+                    "that the command starts it in GTP mode (GNU Go: gnugo --mode gtp)"
+                ) from None
+            raise AgentError(
+                f"{error.message}; check the program's path and command line "
+                '(gtp:command="gnugo --mode gtp")'
+            ) from None
+        self._sync = None  # boardsize clears the program's board
 
     def reset(self) -> None:
         """A new game: the next move starts from a cleared board (and without a game clock

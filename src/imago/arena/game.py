@@ -14,6 +14,7 @@ import enum
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from imago.agents.base import Agent, Limit, SearchResult
 from imago.arena.clock import SideClock, TimeControl, move_budget
@@ -23,6 +24,9 @@ from imago.core.errors import IllegalMoveError, InvalidMoveError
 from imago.core.game import GameState, Outcome
 from imago.core.move import Move
 from imago.gtp.client import EngineError, EngineTimeoutError
+
+if TYPE_CHECKING:
+    from imago.games.go import GoRules
 
 
 class EndReason(enum.Enum):
@@ -48,8 +52,10 @@ class GameSettings:
     game: str = "go"
     size: int = 0
     """The board size; 0 means the game's usual one (9 for Go, 8 for Othello)."""
-    komi: float = 7.0
-    rules: str = "chinese"
+    komi: float | None = None
+    """Komi (Go); ``None``: the rules preset's for the board (``GoRules.preset``: 7 on 9x9
+    and 7.5 elsewhere for the computer rules), filled in when the settings are made."""
+    rules: str = "computer"
     """Go rule preset (``imago.games.go.GoRules.preset``); ignored for Othello."""
     time_per_move: float | None = None
     """Seconds per move given to every agent as ``Limit(time=...)``; ``None``: agents' own."""
@@ -70,15 +76,22 @@ class GameSettings:
             object.__setattr__(self, "time_control", str(TimeControl.parse(self.time_control)))
         if self.size == 0:
             object.__setattr__(self, "size", 9 if self.game == "go" else 8)
+        if self.komi is None and self.game == "go":
+            object.__setattr__(self, "komi", self.go_rules().komi)
+
+    def go_rules(self) -> GoRules:
+        """The Go rules of the games: the preset with the komi."""
+        from imago.games.go import GoRules
+
+        rules = GoRules.preset(self.rules, self.size)
+        return rules if self.komi is None else rules.with_komi(self.komi)
 
     def new_game(self) -> GameState:
         """The starting position."""
         from imago.games import make
 
         if self.game == "go":
-            from imago.games.go import GoRules
-
-            return make("go", size=self.size, rules=GoRules.preset(self.rules).with_komi(self.komi))
+            return make("go", size=self.size, rules=self.go_rules())
         return make(self.game, size=self.size)
 
     @property

@@ -15,8 +15,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
-import tempfile
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -31,6 +29,8 @@ from imago.arena._sgf import game_to_sgf
 from imago.arena.game import GameResult, GameSettings, play_game
 from imago.core.color import Color
 from imago.core.move import Move
+from imago.records._io import atomic_write
+from imago.records.sgf import RU_OF_RULES
 
 if TYPE_CHECKING:
     from imago.cluster import Executor, Tally
@@ -60,10 +60,14 @@ class Player:
         parse_agent_spec(spec)
         return cls(label, spec)
 
-    def make(self, game: str, seed: int | None) -> Agent:
-        """A new agent for ``game`` seeded with ``seed``."""
+    def make(
+        self, game: str, seed: int | None, *, size: int | None = None, check: bool = False
+    ) -> Agent:
+        """A new agent for ``game`` on a ``size`` board seeded with ``seed``; ``check``: see
+        that it can play there now (:func:`make_agent`; the command line checks every player
+        once, before the first game, and each game's failures are that game's)."""
         name, options = parse_agent_spec(self.spec)
-        return make_agent(name, game, options, seed=seed)
+        return make_agent(name, game, options, seed=seed, size=size, check=check)
 
 
 def distinct(players: Sequence[Player]) -> list[Player]:
@@ -279,16 +283,10 @@ def _wthor_openings(path: Path, plies: int) -> tuple[tuple[str, ...], ...]:
 
 
 def write_atomically(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file and ``os.replace``."""
+    """Write ``text`` to ``path`` through a temporary file and a rename (the folder is made
+    if needed; the file gets the umask's permissions, :func:`imago.records._io.atomic_write`)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(text)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    atomic_write(path, text.encode("utf-8"))
 
 
 @dataclass(frozen=True)
@@ -399,8 +397,8 @@ def _sgf(settings: MatchSettings, pairing: Pairing, result: GameResult, record: 
         "GC": "; ".join(notes),
     }
     if settings.game.game == "go":
-        root["KM"] = f"{settings.game.komi:g}"
-        root["RU"] = settings.game.rules.capitalize()
+        root["KM"] = f"{settings.game.go_rules().komi:g}"
+        root["RU"] = RU_OF_RULES.get(settings.game.rules, settings.game.rules)
     if settings.game.time_per_move is not None:
         root["TM"] = "0"
         root["OT"] = f"{settings.game.time_per_move:g} s per move"

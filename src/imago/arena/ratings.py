@@ -172,11 +172,17 @@ def fit_ratings(
     idle = [names[i] for i in range(n) if not played[i].any()]
     if idle:
         raise ValueError(f"no games for {', '.join(idle)}")
+    groups = player_groups(pairs, names)
+    if len(groups) > 1:
+        raise ValueError(
+            "the players form groups that never met, whose ratings cannot be compared ("
+            + " | ".join(", ".join(g) for g in groups)
+            + "): rate each group on its own"
+        )
     if n > 1 and not _strongly_connected(points > 0):
         raise ValueError(
             "the ratings have no finite maximum-likelihood value: some player or group won "
-            "(or lost) every game against the rest, or the players form separate groups; "
-            "add prior draws"
+            "(or lost) every game against the rest; add prior draws (--prior 1)"
         )
     theta = _newton(games, points, tolerance, max_iterations)
     covariance = _covariance(games, theta, None if anchor is None else index[anchor])
@@ -194,6 +200,38 @@ def fit_ratings(
         points=real_points.sum(axis=1),
         anchor=anchor,
     )
+
+
+def player_groups(
+    results: Iterable[PairResult], players: Sequence[str] | None = None
+) -> list[list[str]]:
+    """The groups of players linked by games (directly or through others), each in
+    ``players`` order (default: first appearance), largest group first. Ratings compare
+    players of one group only: two groups that never met have no common scale."""
+    pairs = [r for r in results if r.games > 0]
+    names = list(players) if players is not None else []
+    for pair in pairs:
+        names.extend(name for name in (pair.a, pair.b) if name not in names)
+    neighbours: dict[str, set[str]] = {name: set() for name in names}
+    for pair in pairs:
+        neighbours[pair.a].add(pair.b)
+        neighbours[pair.b].add(pair.a)
+    order = {name: index for index, name in enumerate(names)}
+    groups: list[list[str]] = []
+    seen: set[str] = set()
+    for name in names:
+        if name in seen:
+            continue
+        members, frontier = [], [name]
+        seen.add(name)
+        while frontier:
+            current = frontier.pop()
+            members.append(current)
+            for other in neighbours[current] - seen:
+                seen.add(other)
+                frontier.append(other)
+        groups.append(sorted(members, key=order.__getitem__))
+    return sorted(groups, key=lambda group: -len(group))
 
 
 def _strongly_connected(edges: npt.NDArray[np.bool_]) -> bool:

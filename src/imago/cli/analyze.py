@@ -14,7 +14,7 @@ def analyze(
     index: int = typer.Option(1, help="Which game of the file (1 = the first)."),
     agent: str = typer.Option(
         None,
-        help="The engine: NAME[:option=value,...] (default: mcts for Go, alphabeta for Othello).",
+        help="The engine: NAME[:option=value,...] (default: alphabeta for 8x8 Othello, else mcts).",
     ),
     seconds: float = typer.Option(1.0, help="Seconds of search per position."),
     playouts: int = typer.Option(None, help="Playouts per position instead of a time (MCTS)."),
@@ -30,7 +30,8 @@ def analyze(
     from rich.table import Table
 
     from imago.agents.base import Limit
-    from imago.agents.registry import make_agent, parse_agent_spec
+    from imago.agents.registry import agent_from_spec
+    from imago.core.errors import os_error_text
     from imago.records import sgf
     from imago.records.files import load_file
     from imago.ui import review as reviewing
@@ -40,7 +41,7 @@ def analyze(
     try:
         loaded = load_file(record)
     except OSError as error:
-        raise fail(f"cannot read {record}: {error.strerror or error}") from None
+        raise fail(f"cannot read {record}: {os_error_text(error)}") from None
     if not loaded.games:
         problems = "; ".join(loaded.errors[:3]) or "no game found"
         raise fail(f"no game in {record}: {problems}")
@@ -49,10 +50,10 @@ def analyze(
             f"{record} holds {len(loaded.games)} game(s): --index must be 1..{len(loaded.games)}"
         )
     game = loaded.games[index - 1]
-    spec = agent or ("mcts" if game.game_name == "go" else "alphabeta")
+    othello8 = game.game_name == "othello" and game.size == 8
+    spec = agent or ("alphabeta" if othello8 else "mcts")
     try:
-        name, options = parse_agent_spec(spec)
-        engine = make_agent(name, game.game_name, options, seed=seed)
+        engine = agent_from_spec(spec, game.game_name, size=game.size, seed=seed)
     except ValueError as error:
         raise fail(str(error)) from None
     limit = Limit(playouts=playouts) if playouts is not None else Limit(time=seconds)

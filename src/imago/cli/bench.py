@@ -31,6 +31,8 @@ def bench(
         chosen = select(names or [])
     except ValueError as error:
         raise fail(str(error)) from None
+    if data_dir is not None and not data_dir.is_dir():
+        raise fail(f"no data folder {data_dir} (give --data-dir the shared/data folder)")
     config = BenchConfig(data_dir=data_dir or default_data_dir(), quick=quick, repeats=repeats)
     figures = []
     for bench_ in chosen:

@@ -13,20 +13,26 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from imago.cli._common import RAY_HELP, console, err_console, fail, open_executor
+from imago.cli._common import (
+    GAME,
+    KOMI,
+    RAY_HELP,
+    RULES,
+    SIZE,
+    console,
+    err_console,
+    fail,
+    open_executor,
+)
 
 if TYPE_CHECKING:
     from imago.arena.game import GameSettings
     from imago.arena.match import GameRecord, MatchSettings, Pairing, Player
-    from imago.arena.ratings import Ratings
+    from imago.arena.ratings import PairResult, Ratings
 
 
 # -- shared options ------------------------------------------------------------------------------
 
-GAME = typer.Option("go", "--game", help="go or othello.")
-SIZE = typer.Option(0, "--size", help="Board size (default: 9 for Go, 8 for Othello).")
-KOMI = typer.Option(7.0, "--komi", help="Komi (Go).")
-RULES = typer.Option("chinese", "--rules", help="Go rules preset (chinese: area, superko).")
 TIME = typer.Option(None, "--time-per-move", help="Seconds per move for every agent.")
 TIME_CONTROL = typer.Option(
     None,
@@ -65,8 +71,8 @@ OPENINGS = typer.Option(
 
 def _settings(
     game: str,
-    size: int,
-    komi: float,
+    size: int | None,
+    komi: float | None,
     rules: str,
     time_per_move: float | None,
     time_control: str | None,
@@ -77,17 +83,26 @@ def _settings(
 ) -> MatchSettings:
     from imago.arena.game import GameSettings
     from imago.arena.match import MatchSettings, read_openings
+    from imago.core.errors import os_error_text
 
     try:
         game_settings = GameSettings(
-            game, size, komi, rules, time_per_move, max_moves, time_control
+            game, size or 0, komi, rules, time_per_move, max_moves, time_control
         )
         game_settings.new_game()  # a bad size or rules preset fails here, before any game
         fixed = read_openings(openings, opening_plies) if openings is not None else ()
         settings = MatchSettings(game_settings, seed, opening_plies, fixed)
         _check_openings(settings)
-    except (ValueError, OSError) as error:
-        raise fail(str(error)) from None
+    except OSError as error:
+        raise fail(f"cannot read {error.filename or openings}: {os_error_text(error)}") from None
+    except ValueError as error:
+        hint = ""
+        if openings is not None and str(error).startswith("opening"):
+            hint = (
+                " (--openings takes a text file, one opening a line with its moves separated "
+                "by spaces, or a WTHOR .wtb file)"
+            )
+        raise fail(f"{error}{hint}") from None
     return settings
 
 
@@ -101,28 +116,22 @@ def _check_openings(settings: MatchSettings) -> None:
             raise ValueError(f"opening {round_ + 1}: {error}") from None
 
 
-def _players(texts: Sequence[str], game: str) -> list[Player]:
-    """Parse and check the agents (a GTP program is started once to see that it runs)."""
-    from imago.arena.external import GtpAgent
+def _players(texts: Sequence[str], settings: MatchSettings) -> list[Player]:
+    """Parse and check the agents before any game, as every command does (:func:`make_agent`:
+    the model fits the game and board, a GTP program runs and takes the board size)."""
     from imago.arena.match import Player, distinct
-    from imago.gtp.client import EngineError
 
     players = []
+    game, size = settings.game.game, settings.game.size
     for text in texts:
         try:
             player = Player.parse(text)
-            agent = player.make(game, seed=0)
+            agent = player.make(game, seed=0, size=size, check=True)
         except ValueError as error:
             raise fail(f"agent {text!r}: {error}") from None
         except Exception as error:  # a broken agent module: say so instead of a traceback
             raise fail(f"agent {text!r} cannot be made: {type(error).__name__}: {error}") from None
-        try:
-            if isinstance(agent, GtpAgent):
-                agent.start()
-        except EngineError as error:
-            raise fail(f"agent {player.label!r} does not run: {error}") from None
-        finally:
-            agent.close()
+        agent.close()
         players.append(player)
     return distinct(players)
 
@@ -150,6 +159,7 @@ def _progress_run(
 
     from imago.arena.match import MatchFolder, check_nodes, run_games
     from imago.cluster import ClusterError, Tally
+    from imago.core.errors import os_error_text
 
     done = list(MatchFolder(out).records().values()) if out is not None else []
     planned = {p.index for p in schedule}
@@ -204,6 +214,9 @@ def _progress_run(
             )
     except (ValueError, RuntimeError, ClusterError) as error:
         raise fail(str(error)) from None
+    except OSError as error:
+        where = error.filename or out
+        raise fail(f"cannot write the games to {where}: {os_error_text(error)}") from None
     except KeyboardInterrupt:
         where = f"; run the same command to resume from {out}" if out is not None else ""
         err_console.print(f"interrupted after {len(finished)} games{where}")
@@ -220,7 +233,7 @@ def match(
     white: str = typer.Option(..., "--white", help="The agent with White (first game)."),
     games: int = typer.Option(10, "--games", "-n", help="Number of games."),
     alternate: bool = typer.Option(
-        False, "--alternate/--no-alternate", help="Swap colours every game."
+        True, "--alternate/--no-alternate", help="Swap colours every game."
     ),
     game: str = GAME,
     size: int = SIZE,
@@ -258,7 +271,7 @@ def match(
         opening_plies,
         openings,
     )
-    a, b = _players([black, white], game)
+    a, b = _players([black, white], settings)
     test = None
     if sprt is not None:
         try:
@@ -426,7 +439,7 @@ def tournament(
         openings,
     )
     texts = ([gauntlet] if gauntlet else []) + list(agents)
-    players = _players(texts, game)
+    players = _players(texts, settings)
     try:
         if gauntlet:
             schedule = gauntlet_schedule(players[0], players[1:], games_per_pair)
@@ -510,10 +523,10 @@ def _print_ratings(
     prior: float,
     plot: Path | None,
     specs: Sequence[str] = (),
-) -> Ratings | None:
-    from rich.table import Table
-
-    from imago.arena.ratings import fit_ratings, format_ratings, plot_ratings
+) -> list[Ratings]:
+    """Fit and print the ratings: one table per group of players that met (a group that
+    never played another cannot be put on its scale); exit 1 when they cannot be fitted."""
+    from imago.arena.ratings import player_groups
     from imago.arena.tournament import pair_results
 
     anchor, anchor_elo = _parse_anchor(anchor_text, labels, specs)
@@ -523,19 +536,52 @@ def _print_ratings(
     ]
     if anchor is not None and anchor not in order:
         raise fail(f"anchor {anchor!r} played no game (players: {', '.join(order)})")
+    results = pair_results(records)
+    groups = player_groups(results, order)
+    if len(groups) > 1:
+        names = " | ".join(", ".join(group) for group in groups)
+        err_console.print(
+            f"[yellow]the players form {len(groups)} groups that never met[/] ({names}): each "
+            "group is rated on its own, and ratings of different groups cannot be compared",
+            soft_wrap=True,
+        )
+    spec_of = dict(zip(labels, specs, strict=False))
+    fitted = []
+    for number, group in enumerate(groups, start=1):
+        member = anchor if anchor in group else None
+        if member is None and anchor_text is None:  # random=0 where a group has it
+            member, _ = _parse_anchor(None, group, [spec_of.get(label, "") for label in group])
+        path = plot
+        if plot is not None and len(groups) > 1:
+            path = plot.with_name(f"{plot.stem}-{number}{plot.suffix}")
+        group_results = [r for r in results if r.a in group]
+        title = f"group {number}: " if len(groups) > 1 else ""
+        fitted.append(_print_group(group_results, group, member, anchor_elo, prior, path, title))
+    return fitted
+
+
+def _print_group(
+    results: Sequence[PairResult],
+    order: list[str],
+    anchor: str | None,
+    anchor_elo: float,
+    prior: float,
+    plot: Path | None,
+    title: str,
+) -> Ratings:
+    from rich.table import Table
+
+    from imago.arena.ratings import fit_ratings, format_ratings, plot_ratings
+    from imago.core.errors import os_error_text
+
     try:
         ratings = fit_ratings(
-            pair_results(records),
-            anchor=anchor,
-            anchor_rating=anchor_elo,
-            prior_draws=prior,
-            players=order,
+            results, anchor=anchor, anchor_rating=anchor_elo, prior_draws=prior, players=order
         )
     except ValueError as error:
-        err_console.print(f"[yellow]no ratings:[/] {error}")
-        return None
+        raise fail(f"no ratings: {error}") from None
     table = Table(
-        title=f"Elo by maximum likelihood ({prior:g} virtual draws per pairing; "
+        title=f"{title}Elo by maximum likelihood ({prior:g} virtual draws per pairing; "
         + (f"{anchor} = {anchor_elo:g})" if anchor else "mean 0)")
     )
     for column in ("#", "player", "Elo", "95%", "games", "score", "LOS next"):
@@ -548,6 +594,8 @@ def _print_ratings(
             plot_ratings(ratings, plot)
         except RuntimeError as error:
             raise fail(str(error)) from None
+        except OSError as error:
+            raise fail(f"cannot write {plot}: {os_error_text(error)}") from None
         console.print(f"ratings plot written to {plot}")
     return ratings
 
@@ -557,7 +605,12 @@ def _print_ratings(
 
 def ratings(
     folders: list[Path] = typer.Argument(..., help="Match or tournament folders (--out)."),
-    anchor: str = typer.Option(None, "--anchor", help="LABEL[=ELO] fixed (default: mean 0)."),
+    anchor: str = typer.Option(
+        None,
+        "--anchor",
+        help="LABEL[=ELO] fixed (default: random=0 if present, else mean 0).",
+        show_default=False,
+    ),
     prior: float = typer.Option(1.0, "--prior", help="Virtual draws added to every pairing."),
     plot: Path = typer.Option(None, "--plot", help="Write the ratings as a PNG here."),
 ) -> None:
@@ -571,7 +624,10 @@ def ratings(
     for folder in folders:
         match_folder = MatchFolder(folder)
         if not match_folder.header_path.is_file():
-            raise fail(f"{folder} is not a match folder (no match.json)")
+            raise fail(
+                f"{folder} is not a match folder (no match.json): give folders written by "
+                "imago match --out or imago tournament --out"
+            )
         header = json.loads(match_folder.header_path.read_text(encoding="utf-8"))
         specs.update(header.get("players", {}))
         records.extend(match_folder.records().values())

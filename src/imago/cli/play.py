@@ -4,35 +4,42 @@ from __future__ import annotations
 
 import typer
 
-from imago.cli._common import console, fail
+from imago.cli._common import GAME, KOMI, RULES, SIZE, console, fail, strongest_agent
 
 
 def play(
-    game: str = typer.Option("go", help="go or othello."),
-    size: int = typer.Option(None, help="Board size (default: 9 for Go, 8 for Othello)."),
-    komi: float = typer.Option(None, help="Komi (default: 7 on 9x9, 7.5 otherwise)."),
-    rules: str = typer.Option(
-        "computer", help="Go rules: chinese, japanese, tromp-taylor, aga, nz, computer."
-    ),
+    game: str = GAME,
+    size: int = SIZE,
+    komi: float = KOMI,
+    rules: str = RULES,
     black: str = typer.Option("human", help="human, or an agent: NAME[:option=value,...]."),
     white: str = typer.Option(
         None,
         help="human, or an agent: NAME[:option=value,...] (default: imago's strongest engine: "
         "nnmcts on 9x9 Go when torch is installed, else mcts, with two search threads on a "
         "machine with two cores; alphabeta for Othello).",
+        show_default=False,
     ),
     hint: str = typer.Option(
-        None, help="The agent that answers `hint` (default: the first agent playing, or random)."
+        None,
+        help="The agent that answers `hint` (default: the first agent playing, or the "
+        "strongest engine when two people play).",
+        show_default=False,
     ),
     move_time: float = typer.Option(1.0, help="Seconds an agent may think per move."),
     delay: float = typer.Option(
-        None, help="Pause before each agent move, seconds (default: 0.5 when no person plays)."
+        None,
+        help="Pause before each agent move, seconds (default: 0.5 when no person plays).",
+        show_default=False,
     ),
-    seed: int = typer.Option(None, help="Seed of the agents' random generators."),
+    seed: int = typer.Option(
+        None, help="Seed of the agents' random generators.", show_default=False
+    ),
 ) -> None:
     """Play Go or Othello in the terminal: human vs agent, human vs human, or watch agents."""
     from imago.agents.base import Agent
-    from imago.agents.registry import make_agent, parse_agent_spec
+    from imago.agents.registry import agent_from_spec
+    from imago.games import default_size
     from imago.gtp.game_engine import EngineConfig, GameEngine
     from imago.gtp.timecontrol import TimePolicy
     from imago.ui.terminal import Seats, TerminalGame
@@ -41,46 +48,55 @@ def play(
         raise fail(f"unknown game {game!r} (go or othello)")
     if move_time <= 0:
         raise fail("--move-time must be positive")
+    board = size or default_size(game)
+    made: list[Agent] = []
+    _compile_first(game)
 
-    def seat(spec: str | None, offset: int) -> Agent | None:
+    def seat(spec: str | None, offset: int, size: int = board) -> Agent | None:
         if spec is None or spec.strip().lower() == "human":
             return None
-        name, options = parse_agent_spec(spec)
-        return make_agent(name, game, options, seed=None if seed is None else seed + offset)
+        with console.status(f"getting {spec} ready…"):
+            agent = agent_from_spec(
+                spec, game, size=size, seed=None if seed is None else seed + offset
+            )
+        made.append(agent)
+        return agent
 
-    if white is None:
-        white = default_opponent(game, size)
     try:
-        seats = Seats(seat(black, 0), seat(white, 1))
-        seats.hint = seat(hint, 2)
-        if seats.hint_agent is None:
-            seats.hint = seat("random", 2)
         config = EngineConfig(game, size, komi, rules, TimePolicy(default_time=move_time))
-        engine = GameEngine(config)
+        engine = GameEngine(config)  # rules, komi and size are checked before agents are made
+        seats = Seats(seat(black, 0), seat(white or strongest_agent(game, board), 1))
+        seats.hint = seat(hint, 2)
+        if seats.hint_agent is None:  # two people: the strongest engine, made at the first hint
+            seats.make_hint = lambda size: seat(strongest_agent(game, size), 2, size)
     except ValueError as error:
+        for agent in made:
+            agent.close()
         raise fail(str(error)) from None
     people = sum(agent is None for agent in (seats.black, seats.white))
     pause = delay if delay is not None else (0.5 if people == 0 else 0.0)
-    TerminalGame(engine, seats, console, console.input, delay=pause).run()
-    for agent in {id(a): a for a in (seats.black, seats.white, seats.hint) if a}.values():
-        agent.close()
+    terminal = TerminalGame(engine, seats, console, console.input, delay=pause)
+    try:
+        terminal.run()
+    finally:
+        for agent in made:
+            agent.close()
+    if terminal.failure is not None:
+        raise typer.Exit(1)
 
 
-def default_opponent(game: str, size: int | None) -> str:
-    """The agent a person plays by default: the strongest one this installation can run (the
-    shipped Go network is for 9x9 and needs the ``nn`` extra; Go searches use two threads where
-    the machine has two cores)."""
-    import importlib.util
-    import os
+def _compile_first(game: str) -> None:
+    """On a machine where the kernels were never compiled, compile them now with progress shown
+    (not silently at the first move)."""
+    from imago.cli.warmup import cold, warm_up
 
-    from imago.nn.shipped import SHIPPED_MODELS
-
-    if game == "othello":
-        return "alphabeta"
-    threads = "" if (os.cpu_count() or 1) < 2 else ":threads=2"
-    if ("go", size or 9) in SHIPPED_MODELS and importlib.util.find_spec("torch") is not None:
-        return "nnmcts" + threads
-    return "mcts" + threads
+    if cold(game):
+        console.print(
+            f"First game of {game} on this machine: compiling imago's kernels, once "
+            "(scripts/setup.sh and `imago warmup` do it ahead)…",
+            highlight=False,
+        )
+        warm_up([game], quiet=True)
 
 
 def register(app: typer.Typer) -> None:

@@ -200,9 +200,50 @@ def _settings(
             if not eq:
                 raise fail(f"--set wants key=value, got {change!r}")
             updates[key.strip()] = _value(value.strip())
-        return config.with_changes(updates)
+        config = config.with_changes(updates)
     except ValueError as error:
         raise fail(str(error)) from None
+    _check_inputs(config)
+    return config
+
+
+def _check_inputs(config: Any) -> None:
+    """Refuse now what the run would only meet hours later: a board the game is not played on,
+    a missing bootstrap model or records, a reference opponent that cannot play the board."""
+    from imago.agents.registry import agent_from_spec
+    from imago.arena.match import Player
+    from imago.games import make
+    from imago.nn.shipped import model_file_problem
+
+    spec = config.spec
+    try:
+        make(spec.game, size=spec.size)
+    except ValueError as error:
+        raise fail(f"{error}: give --size one of the game's boards") from None
+    if config.bootstrap:
+        problem = model_file_problem(config.bootstrap)
+        if problem is not None:
+            raise fail(f"--bootstrap {problem}")
+        from imago.nn.store import load_model
+
+        try:
+            net = load_model(config.bootstrap, game=spec.game, size=spec.size).net
+        except ValueError as error:
+            raise fail(f"--bootstrap {config.bootstrap}: {error}") from None
+        if not net.has_value:
+            raise fail(
+                f"--bootstrap {config.bootstrap} has no value head: self-play needs a dual-head "
+                "network (imago train supervised --model b6c64 makes one)"
+            )
+    for path in config.records:
+        if not Path(path).exists():
+            raise fail(f"--records {path}: no such file or folder")
+    for text in config.references.opponents:
+        try:
+            agent = agent_from_spec(Player.parse(text).spec, spec.game, size=spec.size)
+        except ValueError as error:
+            raise fail(f"--reference: {error}") from None
+        agent.close()
 
 
 def _value(text: str) -> Any:
@@ -234,7 +275,7 @@ def init(
     set_: list[str] = typer.Option(None, "--set", help="Any setting: selfplay.simulations=64."),
     seed: int = typer.Option(0, help="Seed of the run."),
 ) -> None:
-    """Create a run folder with its settings (shown by ``imago rl status``)."""
+    """Create a run folder with its settings (shown by imago rl status)."""
     from imago.rl.folder import RunFolder
     from imago.rl.stages import init as init_run
 
@@ -266,8 +307,8 @@ def loop(
     ranks: int = RANKS,
 ) -> None:
     """Run the loop: bootstrap, then rounds of self-play, training, validation, gating (and
-    reference matches), until stopped. A new folder is created with ``--test`` settings or
-    the ``scratch`` preset."""
+    reference matches), until stopped. A new folder is created with --test settings or
+    the scratch preset."""
     from imago.rl.folder import RunFolder
     from imago.rl.stages import init as init_run
     from imago.rl.stages import loop as run_loop

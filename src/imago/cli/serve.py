@@ -69,7 +69,9 @@ def serve(
     try:
         sock = bind(host, port)
     except OSError as error:
-        raise fail(f"cannot listen on {host}:{port}: {error.strerror or error}") from None
+        from imago.core.errors import os_error_text
+
+        raise fail(f"cannot listen on {host}:{port}: {os_error_text(error)}") from None
     url = address(sock)
     server = make_server(config)
     console.print(f"imago is serving the board on [bold]{url}[/] (Ctrl-C to stop)", highlight=False)

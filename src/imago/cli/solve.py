@@ -19,15 +19,18 @@ def solve(
 ) -> None:
     """Print the exact final disc difference for the side to move, a best move and nodes/s.
 
-    A board starting with ``-`` must follow ``--`` (``imago solve -- --XX... X``), or write
-    the empty squares as ``.``.
+    A board that starts with "-" must come after "--" (imago solve -- --XX... X), or write the
+    empty squares as ".".
     """
     from imago.agents.endgame import EndgameSolver, parse_board
 
     try:
         parse_board(board, side)
     except ValueError as error:
-        raise fail(str(error)) from None
+        raise fail(
+            f"{error} (BOARD: 64 characters for a1..h1, a2..h2, ... h8: X black, O white, - or "
+            ". empty; SIDE: X or O)"
+        ) from None
     if not 10 <= table_bits <= 26:
         raise fail("--table-bits must be in 10..26")
     empties = board.count("-") + board.count(".")

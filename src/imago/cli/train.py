@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import contextlib
+import tarfile
 from pathlib import Path
 from typing import Any
 
@@ -34,8 +35,25 @@ def _years(text: str | None) -> tuple[int, int] | None:
     return first, last
 
 
-def _default_size(game: str, size: int | None) -> int:
-    return size or (8 if game == "othello" else 9)
+def _game_of(sources: list[Path]) -> str:
+    """The game the records hold (said, so that a wrong guess is seen)."""
+    from imago.core.errors import os_error_text
+    from imago.train.sources import guess_game
+
+    for source in sources:
+        if not source.exists():
+            raise fail(f"no such file or folder: {source}")
+    try:
+        game = guess_game(sources)
+    except OSError as error:
+        raise fail(f"cannot read {error.filename}: {os_error_text(error)}") from None
+    except tarfile.TarError as error:
+        raise fail(f"cannot read the records: a broken archive ({error})") from None
+    if game is None:
+        names = ", ".join(str(source) for source in sources)
+        raise fail(f"cannot tell which game {names} holds: give --game go or --game othello")
+    console.print(f"the records hold {game} games (--game sets it)", highlight=False)
+    return game
 
 
 def _check_game(game: str) -> None:
@@ -155,8 +173,14 @@ def dataset(
         ..., help="WTHOR files/folders, SGF files/folders/.tar.gz archives, transcript .txt files."
     ),
     out: Path = typer.Option(..., "--out", "-o", help="The dataset folder to write (resumable)."),
-    game: str = typer.Option("othello", help="go or othello."),
-    size: int = typer.Option(None, help="Board size (default 8 for Othello, 9 for Go)."),
+    game: str = typer.Option(
+        None,
+        help="go or othello (default: the game of the records, from the first one read).",
+        show_default=False,
+    ),
+    size: int = typer.Option(
+        None, help="Board size (default 8 for Othello, 9 for Go).", show_default=False
+    ),
     features: str = typer.Option(
         "legal4", help="Feature set: stones2, legal4, history9, minigo17."
     ),
@@ -178,12 +202,16 @@ def dataset(
     label_every: int = typer.Option(1, help="With --label: label every n-th decision."),
 ) -> None:
     """Build a dataset of encoded positions (compressed .npz shards + manifest.json)."""
+    from imago.games import default_size
+
+    if game is None:
+        game = _game_of(sources)
     _check_game(game)
     _build(
         sources,
         out,
         game=game,
-        size=_default_size(game, size),
+        size=size or default_size(game),
         features=features,
         val_fraction=val_fraction,
         val_years=val_years,
@@ -230,6 +258,8 @@ def supervised(
     resume: bool = typer.Option(False, help="Continue the run in --out exactly."),
 ) -> None:
     """Train a network to predict the moves of recorded games."""
+    from imago.games import default_size
+
     _check_game(game)
     from imago.nn.dataset import Dataset, DatasetError
     from imago.nn.supervised import TrainConfig, TrainingError, prepare_output
@@ -269,7 +299,7 @@ def supervised(
             [data],
             built,
             game=game,
-            size=_default_size(game, None),
+            size=default_size(game),
             features=features,
             val_fraction=val_fraction,
             val_years=val_years,
@@ -355,7 +385,7 @@ def export(
     model: Path = typer.Argument(..., help="A model file (model.pt) or checkpoint."),
     onnx: Path = typer.Option(..., "--onnx", help="The ONNX file to write."),
 ) -> None:
-    """Export a model to ONNX (inputs ``planes``; outputs ``policy`` logits and ``value``)."""
+    """Export a model to ONNX (input "planes"; outputs "policy" logits and "value")."""
     try:
         from imago.nn.export import export_onnx
         from imago.nn.models import ModelError
@@ -386,6 +416,7 @@ def patterns(
     from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
     from imago.agents.alphabeta import WeightsError
+    from imago.core.errors import os_error_text
     from imago.records.wthor import WthorError
     from imago.train import othello_patterns as op
 
@@ -399,6 +430,10 @@ def patterns(
         seed=seed,
         max_games=max_games,
     )
+    if not wthor.exists():
+        raise fail(f"no such file or folder: {wthor}")
+    if wthor.is_file() and wthor.suffix.lower() != ".wtb":
+        raise fail(f"{wthor} is not a WTHOR file: give a .wtb file or a folder of them")
     try:
         config.check()
         files = op.wthor_files(wthor) if wthor.is_dir() else [wthor]
@@ -408,23 +443,44 @@ def patterns(
             first = int(str(info.get("epochs_done", 0)))
         with console.status("replaying WTHOR games"):
             train_set, valid_set = op.load_positions(files, config)
-    except (ValueError, OSError, WthorError, WeightsError) as error:
+    except OSError as error:
+        raise fail(f"cannot read {error.filename}: {os_error_text(error)}") from None
+    except (ValueError, WthorError, WeightsError) as error:
         raise fail(str(error)) from None
+    if not len(train_set):
+        raise fail(
+            f"no training positions in {wthor}: every game is from {validate_from} on (held out "
+            "for validation); give --validate-from a later year, or 0"
+        )
     console.print(
         f"{len(train_set):,} training positions ({train_set.games:,} games), "
         f"{len(valid_set):,} validation positions ({valid_set.games:,} games)"
     )
+    if not len(valid_set):
+        console.print(
+            "[yellow]no validation games[/]: "
+            + (
+                f"no game is from {validate_from} on; --validate-from sets the year"
+                if validate_from
+                else "--validate-from 0 holds none out"
+            )
+        )
 
     def on_epoch(report: op.EpochReport, w: Any) -> None:
         info = {**op.config_info(config), "epochs_done": report.epoch + 1}
         info |= {"train_rmse": report.train_rmse, "valid_rmse": report.valid_rmse}
         op.save_weights(out, w, info=info)
-        stages = " ".join(f"{x:.1f}" for x in report.valid_stage_rmse)
-        bar.console.print(
+        line = (
             f"epoch {report.epoch + 1}: lr {report.learning_rate:.5f}  train RMSE "
-            f"{report.train_rmse:.3f}  valid RMSE {report.valid_rmse:.3f} MAE "
-            f"{report.valid_mae:.3f} discs  (by stage: {stages})"
+            f"{report.train_rmse:.3f} discs"
         )
+        if len(valid_set):
+            stages = " ".join("-" if x != x else f"{x:.1f}" for x in report.valid_stage_rmse)
+            line += (
+                f"  valid RMSE {report.valid_rmse:.3f} MAE {report.valid_mae:.3f} discs  "
+                f"(by stage: {stages})"
+            )
+        bar.console.print(line)
 
     columns = (
         TextColumn("[bold]epoch {task.fields[epoch]}"),

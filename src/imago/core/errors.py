@@ -35,3 +35,10 @@ class IllegalMoveError(ImagoError, ValueError):
         self.move_text = move_text
         where = f"{move_text}: " if move_text else ""
         super().__init__(f"illegal move {where}{reason.value}")
+
+
+def os_error_text(error: OSError) -> str:
+    """What went wrong with a file, in words for people: ``no such file or directory``,
+    ``permission denied``, ``is a directory`` (never ``[Errno 2] ...``)."""
+    reason = error.strerror or str(error) or type(error).__name__
+    return reason[:1].lower() + reason[1:]

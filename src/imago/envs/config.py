@@ -84,7 +84,9 @@ class EnvConfig:
         return f"{self.game}{self.size}x{self.size}"
 
     def go_rules(self) -> GoRules:
-        return GoRules.preset(self.settings.rules).with_komi(self.settings.komi)
+        """The Go rules of these games (the preset's komi for the board unless one is given)."""
+        rules = GoRules.preset(self.settings.rules, self.size)
+        return rules if self.settings.komi is None else rules.with_komi(self.settings.komi)
 
     # -- making games ----------------------------------------------------------------------------
     def new_state(self) -> GameState:

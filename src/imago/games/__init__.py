@@ -18,6 +18,17 @@ GAMES: dict[str, str] = {
 }
 """Game name -> module that defines ``new_game(**options) -> GameState``."""
 
+DEFAULT_SIZES: dict[str, int] = {"go": 9, "othello": 8}
+"""The board a game is played on when no size is given (every command and :func:`make`)."""
+
+
+def default_size(name: str) -> int:
+    """The board size of ``name`` when none is given (Go 9, Othello 8)."""
+    try:
+        return DEFAULT_SIZES[name]
+    except KeyError:
+        raise ValueError(f"unknown game {name!r} (known: {', '.join(sorted(GAMES))})") from None
+
 
 def make(name: str, **options: Any) -> GameState:
     """A new game of ``name`` (``"go"``, ``"othello"``) at its start position.

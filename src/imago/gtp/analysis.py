@@ -68,10 +68,11 @@ def parse_request(args: Sequence[str]) -> AnalyzeRequest:
 
 
 def candidates(result: SearchResult) -> tuple[Candidate, ...]:
-    """The result's candidates best first; a result with only an overall win rate becomes one
-    candidate (its move)."""
+    """The result's candidates best first, in the agent's order (MCTS: most visited; alpha-beta:
+    best value, its visits the nodes searched under the move); a result with only an overall
+    win rate becomes one candidate (its move)."""
     if result.candidates:
-        return tuple(sorted(result.candidates, key=lambda c: -c.visits))
+        return result.candidates
     if result.winrate is None and result.value is None:
         return ()
     return (Candidate(result.move, result.nodes, result.winrate, None, result.value, result.pv),)

@@ -43,7 +43,7 @@ from types import TracebackType
 from typing import IO, Protocol, Self
 
 from imago.core.color import Color
-from imago.core.errors import ImagoError, InvalidMoveError
+from imago.core.errors import ImagoError, InvalidMoveError, os_error_text
 from imago.core.move import Move, Point
 
 LOGGER = logging.getLogger(__name__)
@@ -145,7 +145,9 @@ class PopenTransport:
                 start_new_session=True,  # Ctrl-C in a terminal reaches us, not the engine
             )
         except OSError as error:
-            raise EngineTerminatedError(f"cannot start {args[0]!r}: {error}") from error
+            raise EngineTerminatedError(
+                f"cannot start {args[0]!r}: {os_error_text(error)}"
+            ) from error
         self.args = tuple(args)
         self._lines: queue.Queue[object] = queue.Queue()
         self._reader = threading.Thread(target=self._read_all, name="gtp-reader", daemon=True)
@@ -173,8 +175,8 @@ class PopenTransport:
         try:
             stdin.write(line.encode("utf-8") + b"\n")
             stdin.flush()
-        except (OSError, ValueError) as error:
-            raise EngineTerminatedError(f"the engine is gone ({error})") from error
+        except (OSError, ValueError):
+            raise EngineTerminatedError(f"the engine has exited{self._status()}") from None
 
     def read_line(self, timeout: float | None) -> str:
         try:
@@ -183,14 +185,17 @@ class PopenTransport:
             raise EngineTimeoutError(f"no answer within {timeout:g} s") from None
         if item is _EOF:
             self._lines.put(_EOF)  # every later read sees the end too
-            try:
-                code: int | None = self.process.wait(timeout=0.5)
-            except subprocess.TimeoutExpired:
-                code = None
-            status = f" (exit status {code})" if code is not None else ""
-            raise EngineTerminatedError(f"the engine closed its output{status}")
+            raise EngineTerminatedError(f"the engine closed its output{self._status()}")
         assert isinstance(item, str)
         return item
+
+    def _status(self) -> str:
+        """`` (exit status N)`` once the process has ended, else nothing."""
+        try:
+            code: int | None = self.process.wait(timeout=0.5)
+        except subprocess.TimeoutExpired:
+            code = None
+        return f" (exit status {code})" if code is not None else ""
 
     def is_alive(self) -> bool:
         return self.process.poll() is None

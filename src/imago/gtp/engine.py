@@ -30,6 +30,7 @@ from imago.core.errors import IllegalMoveError, InvalidMoveError
 from imago.core.move import MAX_SIZE, Move, Point
 from imago.gtp import analysis, go_support, records_io
 from imago.gtp.analysis import AnalyzeRequest, Dialect
+from imago.gtp.client import EngineError
 from imago.gtp.game_engine import GameEngine
 from imago.gtp.protocol import (
     CommandTable,
@@ -313,7 +314,9 @@ def _name(engine: GtpServer, args: Args) -> Reply:
 
 @COMMANDS.register("version")
 def _version(engine: GtpServer, args: Args) -> Reply:
-    return __version__
+    """imago's version and the agent that plays (GUIs show it beside the name)."""
+    agent = engine.game.agent
+    return __version__ if agent is None else f"{__version__} ({agent.name})"
 
 
 @COMMANDS.register("known_command")
@@ -337,9 +340,10 @@ def _quit(engine: GtpServer, args: Args) -> Reply:
 def _boardsize(engine: GtpServer, args: Args) -> Reply:
     _arity(args, 1)
     size = _int(args[0])
-    if not engine.game.size_allowed(size):
-        raise GtpError.canonical("size")
-    engine.game.new_game(size)
+    try:  # the rules and the agent decide (Agent.prepare): refused now, never at genmove
+        engine.game.new_game(size)
+    except ValueError:
+        raise GtpError.canonical("size") from None
     return ""
 
 
@@ -381,6 +385,8 @@ def _generate(engine: GtpServer, color: Color) -> SearchResult:
         return engine.game.genmove(color)
     except IllegalMoveError as error:
         raise GtpError(str(error)) from None
+    except EngineError as error:  # an external program behind the agent failed
+        raise GtpError(f"the engine behind the agent failed: {error}") from None
 
 
 @COMMANDS.register("reg_genmove")

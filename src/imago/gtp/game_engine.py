@@ -12,7 +12,7 @@ those changes are exact, never patched onto a position.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -70,18 +70,40 @@ class Placement:
 Event = Play | Placement
 
 
-class GameEngine:
-    """One game in progress, with its agent, clocks and rules."""
+AgentMaker = Callable[[int], Agent]
+"""Makes the agent for a board size (raising ``ValueError`` when there is none)."""
 
-    def __init__(self, config: EngineConfig | None = None, agent: Agent | None = None) -> None:
+
+class GameEngine:
+    """One game in progress, with its agent, clocks and rules.
+
+    Every agent that plays the game (the engine's own, and any :meth:`add_player` seats beside
+    it) decides with the rules which board sizes are allowed: a size one of them cannot play is
+    refused when it is asked for (GTP ``boardsize``, a loaded record), never at a later move.
+    With ``agent_for``, the engine's agent is instead replaced by ``agent_for(size)`` for a
+    board it cannot play (``imago gtp``'s default: the strongest agent for each size).
+    """
+
+    def __init__(
+        self,
+        config: EngineConfig | None = None,
+        agent: Agent | None = None,
+        *,
+        agent_for: AgentMaker | None = None,
+    ) -> None:
         self.config = config or EngineConfig()
         if self.config.game not in DEFAULT_SIZES:
             raise ValueError(f"unknown game {self.config.game!r}")
         self.agent = agent
+        self.agent_for = agent_for
+        self.players: list[Agent] = []
+        self._replacement: tuple[int, Agent] | None = None
         self.game = self.config.game
         self.size = self.config.size or DEFAULT_SIZES[self.game]
-        if not self.size_allowed(self.size):
-            raise ValueError(f"unacceptable size {self.size} for {self.game}")
+        problem = self.size_problem(self.size)
+        if problem is not None:
+            raise ValueError(problem)
+        self._swap_agent(self.size)
         self.komi = self.config.komi
         self.rules = self.config.rules
         self.time_settings = TimeSettings()
@@ -125,19 +147,77 @@ class GameEngine:
     def new_game(self, size: int | None = None) -> None:
         """Clear the board (``size`` changes it); komi, rules and time settings are kept."""
         size = self.size if size is None else size
-        if not self.size_allowed(size):
-            raise ValueError(f"unacceptable size {size}")
+        if size != self.size:
+            problem = self.size_problem(size)
+            if problem is not None:
+                raise ValueError(problem)
         first = self._initial(size)
+        self._swap_agent(size)
         self.size, self._events, self.history = size, [], [first]
         self.clocks = {color: Clock.start(self.time_settings) for color in Color}
         if self.agent is not None:
             self.agent.reset()
 
+    def add_player(self, agent: Agent) -> None:
+        """Seat ``agent`` beside the engine's own (terminal play): board sizes it cannot play
+        are refused too."""
+        if agent is not self.agent and all(agent is not other for other in self.players):
+            self.players.append(agent)
+
     def size_allowed(self, size: int) -> bool:
-        """Whether the game can be played on a ``size`` x ``size`` board."""
-        if self.game == "othello":
-            return size in OTHELLO_SIZES
-        return 2 <= size <= MAX_SIZE
+        """Whether the game can be played on a ``size`` x ``size`` board by every agent."""
+        return self.size_problem(size) is None
+
+    def size_problem(self, size: int) -> str | None:
+        """Why the game cannot be played on a ``size`` x ``size`` board (by the rules or by an
+        agent, :meth:`Agent.prepare`), or ``None`` when it can."""
+        if self.game == "othello" and size not in OTHELLO_SIZES:
+            sizes = ", ".join(f"{n}x{n}" for n in OTHELLO_SIZES)
+            return f"unacceptable size {size}: Othello is played on {sizes}"
+        if self.game == "go" and not 2 <= size <= MAX_SIZE:
+            return f"unacceptable size {size}: Go boards are 2x2 to {MAX_SIZE}x{MAX_SIZE}"
+        for agent in [self.agent, *self.players]:
+            if agent is None:
+                continue
+            try:
+                agent.prepare(self.game, size)
+            except ValueError as error:
+                if agent is self.agent and self._replace_for(size):
+                    continue
+                return f"unacceptable size {size}: {agent.name} cannot play it: {error}"
+        return None
+
+    def _replace_for(self, size: int) -> bool:
+        """Make (and keep for :meth:`_swap_agent`) ``agent_for(size)``; whether there is one."""
+        if self.agent_for is None:
+            return False
+        if self._replacement is not None and self._replacement[0] == size:
+            return True
+        try:
+            agent = self.agent_for(size)
+        except ValueError:
+            return False
+        if self._replacement is not None:
+            self._replacement[1].close()
+        self._replacement = (size, agent)
+        return True
+
+    def _swap_agent(self, size: int) -> None:
+        """Put in the agent :meth:`_replace_for` made for ``size``, closing the old one."""
+        if self._replacement is None or self._replacement[0] != size:
+            return
+        old, self.agent = self.agent, self._replacement[1]
+        self._replacement = None
+        if old is not None:
+            old.close()
+
+    def close(self) -> None:
+        """Close every agent the engine made (``agent_for``) and its own."""
+        if self._replacement is not None:
+            self._replacement[1].close()
+            self._replacement = None
+        if self.agent is not None:
+            self.agent.close()
 
     def set_komi(self, komi: float | None) -> None:
         """Change komi (``None``: the rules' default); the game so far is kept."""
@@ -216,9 +296,12 @@ class GameEngine:
     ) -> None:
         """Replace the game by ``events`` on a new ``size`` board (``komi``/``rules``: ``None``
         keeps the current ones); raises and changes nothing when they cannot be replayed."""
-        if not self.size_allowed(size):
-            raise ValueError(f"unacceptable size {size}")
+        if size != self.size:
+            problem = self.size_problem(size)
+            if problem is not None:
+                raise ValueError(problem)
         self._replace(size, events, self.komi if komi is None else komi, rules or self.rules)
+        self._swap_agent(size)
         if self.agent is not None:
             self.agent.reset()
 

@@ -26,14 +26,10 @@ KGS_RULES = {"japanese": "japanese", "chinese": "chinese", "aga": "aga", "new_ze
 
 
 def rules_for(name: str, size: int, komi: float | None) -> GoRules:
-    """The preset ``name`` with ``komi`` (``None``: 7 on 9x9 and 7.5 elsewhere for the computer
-    rules, the preset's own komi for the others)."""
-    rules = GoRules.preset(name)
-    if komi is None:
-        if name != DEFAULT_RULES:
-            return rules
-        komi = 7.0 if size == 9 else 7.5
-    return rules.with_komi(komi)
+    """The preset ``name`` with ``komi`` (``None``: the preset's komi for the board,
+    :meth:`GoRules.preset`: 7 on 9x9 and 7.5 elsewhere for the computer rules)."""
+    rules = GoRules.preset(name, size)
+    return rules if komi is None else rules.with_komi(komi)
 
 
 def _position(state: GameState) -> GoPosition:

@@ -1,7 +1,10 @@
 """SGF in and out of the engine core, through :mod:`imago.records` (GTP ``loadsgf`` /
 ``printsgf``, terminal ``save`` / ``load``).
 
-A saved game is the record a person expects: game information (``PB``, ``PW``, ``RE``, ``KM``,
+GTP's ``loadsgf`` / ``printsgf`` read and write SGF whatever the file's name; the terminal's
+``save`` / ``load`` go by the extension, as ``imago records`` does (one meaning per extension
+everywhere). A saved game is the record a
+person expects: game information (``PB``, ``PW``, ``RE``, ``KM``,
 ``RU``, ``HA``), handicap stones as ``AB`` in the root, then the moves. Loading takes the main
 line of the first game in the file, up to a move number if given (GTP: the position before
 that move), and keeps the file's board size, komi and rules.
@@ -9,7 +12,7 @@ that move), and keeps the file's board size, komi and rules.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -19,17 +22,15 @@ from imago.core.game import GameState
 from imago.core.move import Point
 from imago.gtp.game_engine import Event, GameEngine, Placement, Play
 from imago.records import Game, GameNode, Setup
-from imago.records.sgf import RULES_OF_RU, read_file, write_file, write_string
-
-SGF_RULES = {
-    "computer": "Chinese",
-    "chinese": "Chinese",
-    "japanese": "Japanese",
-    "tromp-taylor": "Tromp-Taylor",
-    "aga": "AGA",
-    "nz": "NZ",
-}
-"""imago's rule presets -> SGF ``RU`` values (read back by :data:`RULES_OF_RU`)."""
+from imago.records.files import (
+    READABLE,
+    FormatError,
+    load_file,
+    save_file,
+    suffix,
+    unknown_format,
+)
+from imago.records.sgf import RU_OF_RULES, RULES_OF_RU, read_file, write_file, write_string
 
 
 def record(engine: GameEngine, info: Mapping[str, str] | None = None) -> Game:
@@ -48,7 +49,7 @@ def record(engine: GameEngine, info: Mapping[str, str] | None = None) -> Game:
     if engine.game == "go":
         komi = getattr(engine.initial_state, "komi", 0.0)
         game.properties["KM"] = [f"{komi:g}"]
-        game.properties["RU"] = [SGF_RULES.get(engine.rules, engine.rules)]
+        game.properties["RU"] = [RU_OF_RULES.get(engine.rules, engine.rules)]
         if engine.handicap_stones():
             game.properties["HA"] = [str(len(engine.handicap_stones()))]
     for ident, text in (info or {}).items():
@@ -62,20 +63,50 @@ def sgf_text(engine: GameEngine, info: Mapping[str, str] | None = None) -> str:
 
 
 def save_sgf(engine: GameEngine, path: Path, info: Mapping[str, str] | None = None) -> None:
-    """Write the game so far to ``path`` (atomically)."""
+    """Write the game so far to ``path`` as SGF, whatever its extension (atomically)."""
     write_file(path, record(engine, info))
 
 
-def load_sgf(engine: GameEngine, path: Path, move_number: int | None = None) -> None:
-    """Replace the engine's game by the main line of the first game in ``path``, playing the
-    moves before ``move_number`` (all of them when ``None``). ``OSError`` when the file cannot
-    be read, ``ValueError`` when it holds no game of this kind or cannot be replayed; the
-    engine is unchanged on any error."""
+def save_record(engine: GameEngine, path: Path, info: Mapping[str, str] | None = None) -> None:
+    """Write the game so far to ``path`` in the format its extension names, as ``imago records``
+    reads it (:data:`imago.records.files.WRITABLE`: ``.sgf``; for 8x8 Othello also ``.txt``
+    transcripts and ``.wtb``). ``ValueError`` (:class:`~imago.records.files.FormatError`)
+    for another extension or a game the format cannot hold, ``OSError`` when it cannot be
+    written; nothing is written then."""
+    save_file(path, [record(engine, info)])
+
+
+def load_sgf(engine: GameEngine, path: Path, move_number: int | None = None) -> Game:
+    """Replace the engine's game by the main line of the first game of the SGF file ``path``
+    (whatever its name: GTP's ``loadsgf``), playing the moves before ``move_number`` (all of
+    them when ``None``); returns the record read. ``OSError`` when the file cannot be read,
+    ``ValueError`` when it holds no game of this kind or cannot be replayed; the engine is
+    unchanged on any error."""
     collection = read_file(path)
-    if not collection:
-        problems = "; ".join(str(e) for e in collection.errors[:3])
-        raise ValueError(f"no game in {path}" + (f" ({problems})" if problems else ""))
-    game = collection[0]
+    problems = [str(error) for error in collection.errors]
+    return _load_first(engine, path, list(collection), problems, move_number)
+
+
+def load_record(engine: GameEngine, path: Path) -> Game:
+    """:func:`load_sgf` for a file of any format ``imago records`` reads, by its extension
+    (SGF, transcripts, WTHOR, the eOthello CSV); returns the record read."""
+    if suffix(path.name) not in READABLE:
+        raise FormatError(f"{path.name}: {unknown_format(path.name)}")
+    loaded = load_file(path)
+    return _load_first(engine, path, loaded.games, loaded.errors, None)
+
+
+def _load_first(
+    engine: GameEngine,
+    path: Path,
+    games: Sequence[Game],
+    problems: Sequence[str],
+    move_number: int | None,
+) -> Game:
+    if not games:
+        text = "; ".join(problems[:3])
+        raise ValueError(f"no game in {path}" + (f" ({text})" if text else ""))
+    game = games[0]
     if game.game_name != engine.game:
         raise ValueError(f"{path} holds a game of {game.game_name}, not {engine.game}")
     events = _events(game, move_number)
@@ -83,6 +114,7 @@ def load_sgf(engine: GameEngine, path: Path, move_number: int | None = None) -> 
     ru = game.get_text("RU")
     rules = RULES_OF_RU.get(ru.strip().lower()) if ru else None
     engine.load(game.size, events, komi, rules)
+    return game
 
 
 def _events(game: Game, move_number: int | None) -> list[Event]:

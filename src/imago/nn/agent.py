@@ -15,7 +15,15 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from imago.agents.base import Agent, Candidate, InfoCallback, Limit, SearchResult, StopFlag
+from imago.agents.base import (
+    Agent,
+    AgentError,
+    Candidate,
+    InfoCallback,
+    Limit,
+    SearchResult,
+    StopFlag,
+)
 from imago.agents.registry import register_agent
 from imago.core.game import GameState
 from imago.core.move import Move
@@ -58,14 +66,29 @@ class PolicyAgent(Agent):
         self.options = options
         self.rng = rng
 
-    def network_for(self, state: GameState) -> Network:
-        """The agent's network, the shipped one for ``state`` when none was given."""
-        if self._network is None:
+    def prepare(self, game: str, size: int) -> None:
+        """Refuse a board the network was not trained for (:class:`AgentError` saying which
+        model to give); with no ``model`` option, load the network shipped for the board."""
+        from imago.nn.shipped import check_fits
+
+        if self.options.model:
+            assert self._network is not None
+            check_fits(self._network.spec, self.options.model, game, size)
+            return
+        if self._network is None or (self._network.spec.game, self._network.spec.size) != (
+            game,
+            size,
+        ):
             from imago.nn.inference import Network
             from imago.nn.shipped import shipped_model
 
-            path = shipped_model(state.game, state.size)
-            self._network = Network.load(path, device=self.options.device)
+            self._network = Network.load(shipped_model(game, size), device=self.options.device)
+
+    def network_for(self, state: GameState) -> Network:
+        """The agent's network, the shipped one for ``state`` when none was given."""
+        if self._network is None or not self.options.model:
+            self.prepare(state.game, state.size)
+        assert self._network is not None
         return self._network
 
     def select_move(
@@ -125,7 +148,13 @@ class PolicyAgent(Agent):
     "or model=PATH)",
 )
 def _make_policy(options: PolicyOptions, rng: np.random.Generator) -> Agent:
-    # torch is imported here, not at registration, so listing or making other agents stays fast.
+    # torch is imported here, not at registration, so listing or making other agents stays fast;
+    # a mistyped path is said before it is.
+    from imago.nn.shipped import model_file_problem
+
+    problem = model_file_problem(options.model) if options.model else None
+    if problem is not None:
+        raise AgentError(problem)
     from imago.nn.inference import Network
 
     if options.threads > 0:

@@ -111,10 +111,22 @@ class AZAgent(SearchAgent):
             per_root=self.options.batch,
         )
 
+    def prepare(self, game: str, size: int) -> None:
+        """Refuse a board the network was not trained for (:class:`AgentError` saying which
+        model to give); with no ``model`` option, load the network shipped for the board."""
+        from imago.nn.shipped import check_fits
+
+        if self.options.model:
+            check_fits(self.evaluator.spec, self.options.model, game, size)
+            return
+        spec = None if self._evaluator is None else self._evaluator.spec
+        if spec is None or (spec.game, spec.size) != (game, size):
+            self._evaluator = _shipped_evaluator(game, size, self.options)
+
     def make_game(self, state: GameState, search: MCTS) -> SearchGame:
-        if self._evaluator is None:
-            self._evaluator = _shipped_evaluator(state.game, state.size, self.options)
-        self._evaluator.check(state.game, state.size)
+        if not self.options.model:
+            self.prepare(state.game, state.size)
+        self.evaluator.check(state.game, state.size)
         return super().make_game(state, search)
 
     def select_move(

@@ -163,7 +163,9 @@ class Dataset:
         folder = Path(root)
         path = folder / MANIFEST
         if not path.is_file():
-            raise DatasetError(f"no dataset at {folder} (no {MANIFEST})")
+            raise DatasetError(
+                f"no dataset at {folder} (no {MANIFEST}): give a folder made by imago train dataset"
+            )
         try:
             manifest = json.loads(path.read_text())
         except (OSError, ValueError) as error:

@@ -62,6 +62,13 @@ class GuidedMCTSAgent(MCTSAgent):
         self.guide.check(state.game, state.size)
         return super().make_game(state, search)
 
+    def prepare(self, game: str, size: int) -> None:
+        """The network fixes the board: another one is refused here, not at the first move."""
+        from imago.nn.shipped import check_fits
+
+        super().prepare(game, size)
+        check_fits(self.guide.spec, str(getattr(self.options, "model", "")), game, size)
+
 
 @register_agent(
     "nnmcts",

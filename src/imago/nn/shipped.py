@@ -7,6 +7,12 @@ Agents that take ``model=PATH`` fall back on these when no path is given, so ``p
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+from imago.agents.base import AgentError
+
+if TYPE_CHECKING:
+    from imago.nn.store import ModelSpec
 
 DATA = Path(__file__).parent / "data"
 
@@ -38,6 +44,33 @@ def shipped_model(game: str, size: int) -> Path:
     if not path.is_file():
         raise ModelError(f"the shipped model {path.name} is missing from {path.parent}")
     return path
+
+
+def check_fits(spec: ModelSpec, model: str, game: str, size: int) -> None:
+    """:class:`AgentError` when the model ``model`` (whose spec is ``spec``) is not for
+    ``game`` on a ``size`` board, saying what to give instead."""
+    if (spec.game, spec.size) == (game, size):
+        return
+    shipped = (game, size) in SHIPPED_MODELS
+    fix = (
+        f"give model= a {game} {size}x{size} model"
+        + (", or leave model= out to use the shipped one" if shipped else "")
+        + (" (imago train supervised makes one)" if not shipped else "")
+    )
+    raise AgentError(
+        f"{model or 'the shipped model'} is a model for {spec.size}x{spec.size} {spec.game}, "
+        f"not {size}x{size} {game}: {fix}"
+    )
+
+
+def model_file_problem(path: str | Path) -> str | None:
+    """What is wrong with ``path`` as a model file before it is read (no torch needed): it is
+    missing or a folder; ``None`` when it is a file."""
+    file = Path(path)
+    if file.is_file():
+        return None
+    what = "a folder, not a model file" if file.is_dir() else "no such file"
+    return f"{file}: {what} (a model is a model.pt written by imago train)"
 
 
 def az_model(game: str, size: int) -> Path:

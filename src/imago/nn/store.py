@@ -19,6 +19,7 @@ from typing import Any
 
 import torch
 
+from imago.core.errors import os_error_text
 from imago.nn.features import FeatureSet, feature_set
 from imago.nn.models import (
     ArchConfig,
@@ -85,7 +86,7 @@ class ModelSpec:
     def check(self, game: str | None = None, size: int | None = None) -> None:
         """Raise :class:`ModelError` when this model is not for ``game`` / ``size``."""
         if game is not None and game != self.game:
-            raise ModelError(f"this model plays {self.game}, not {game}")
+            raise ModelError(f"the model is for {self.size}x{self.size} {self.game}, not {game}")
         if size is not None and size != self.size:
             raise ModelError(
                 f"this model is for {self.size}x{self.size} {self.game}, not {size}x{size}"
@@ -134,13 +135,31 @@ def save_model(
 
 def safe_load(path: str | Path, device: str | torch.device = "cpu") -> Any:
     """``torch.load`` that never unpickles code; clear errors for missing or foreign files."""
+    from imago.nn.shipped import model_file_problem
+
     file = Path(path)
-    if not file.is_file():
-        raise ModelError(f"no model file at {file}")
+    problem = model_file_problem(file)
+    if problem is not None:
+        raise ModelError(problem)
     try:
         return torch.load(file, map_location=device, weights_only=True)
     except Exception as error:  # torch raises several types for a foreign file
-        raise ModelError(f"{file} is not a readable imago model: {error}") from None
+        raise ModelError(f"{file} is not a model file: {_load_failure(error, file)}") from None
+
+
+def _load_failure(error: Exception, file: Path) -> str:
+    """Why torch could not read ``file``, in one line (never torch's page of advice)."""
+    text = str(error)
+    if "Weights only load failed" in text or "weights_only" in text:
+        return "it holds Python objects, which imago never unpickles (only imago model files)"
+    if isinstance(error, OSError):
+        return os_error_text(error)
+    with file.open("rb") as stream:
+        torch_file = stream.read(4) == b"PK\x03\x04"  # torch.save writes a zip archive
+    if not torch_file or "zip archive" in text or "pickle" in text.lower():
+        return "not a file written by torch.save (a model is a model.pt written by imago train)"
+    first = text.strip().splitlines()[0] if text.strip() else type(error).__name__
+    return first[:200]
 
 
 def model_from_payload(

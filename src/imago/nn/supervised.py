@@ -86,10 +86,21 @@ class TrainConfig:
             raise ValueError("batch size, epochs and learning rate must be positive")
 
 
-def lr_at(config: TrainConfig, step: int, progress: float) -> float:
-    """The learning rate at optimizer step ``step``, ``progress`` (0..1) through the run."""
-    if config.warmup_steps and step < config.warmup_steps:
-        return config.lr * (step + 1) / config.warmup_steps
+def warmup_for(config: TrainConfig, total_steps: int | None) -> int:
+    """The warm-up steps of a run of ``total_steps`` steps (``None``: unknown, a time budget):
+    the configured ones, but at most a quarter of the run, so that a short run still reaches
+    its learning rate."""
+    if total_steps is None:
+        return config.warmup_steps
+    return min(config.warmup_steps, total_steps // 4)
+
+
+def lr_at(config: TrainConfig, step: int, progress: float, warmup: int | None = None) -> float:
+    """The learning rate at optimizer step ``step``, ``progress`` (0..1) through the run, after
+    ``warmup`` linear warm-up steps (default: the configured ones)."""
+    warmup = config.warmup_steps if warmup is None else warmup
+    if warmup and step < warmup:
+        return config.lr * (step + 1) / warmup
     if config.schedule == "constant":
         return config.lr
     progress = min(1.0, max(0.0, progress))
@@ -204,6 +215,13 @@ def train_supervised(
         f"{spec.name} ({sum(p.numel() for p in net.parameters()):,} parameters) on {device}, "
         f"{len(train):,} training positions, {steps_per_epoch} steps x {config.epochs} epochs"
     )
+    total_steps = None if config.time_budget else steps_per_epoch * config.epochs
+    warmup = warmup_for(config, total_steps)
+    if warmup < config.warmup_steps:
+        say(
+            f"warm-up shortened from {config.warmup_steps} to {warmup} steps (a quarter of "
+            f"this {total_steps}-step run), so that the run reaches its learning rate"
+        )
     taken = 0
     last_checkpoint = time.perf_counter()
 
@@ -223,7 +241,7 @@ def train_supervised(
             rows = order[state.step * config.batch_size : (state.step + 1) * config.batch_size]
             batch = dataset.unpack(train.take(np.sort(rows)))
             sym = int(symmetries[state.step]) if config.augment else 0
-            lr = lr_at(config, state.global_step, progress())
+            lr = lr_at(config, state.global_step, progress(), warmup)
             for group in optimizer.param_groups:
                 group["lr"] = lr
             loss, correct, _ = _train_step(

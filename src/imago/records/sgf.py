@@ -79,6 +79,17 @@ RULES_OF_RU = {
 """SGF ``RU`` values -> ``GoRules`` presets. Others (and none) read as Japanese rules: simple ko,
 the least strict about repetition, so no real game is refused for a superko."""
 
+RU_OF_RULES = {
+    "computer": "Chinese",
+    "chinese": "Chinese",
+    "japanese": "Japanese",
+    "tromp-taylor": "Tromp-Taylor",
+    "aga": "AGA",
+    "nz": "NZ",
+}
+"""``GoRules`` presets -> the ``RU`` value written for them (read back by :data:`RULES_OF_RU`;
+the computer rules are Chinese rules)."""
+
 
 class SgfCollection(list[Game]):
     """The games of one SGF file (a ``list``), with every problem met in ``errors``.
@@ -637,6 +648,7 @@ def _write_properties(
 __all__ = [
     "GAME_NUMBERS",
     "RULES_OF_RU",
+    "RU_OF_RULES",
     "SgfCollection",
     "SgfError",
     "read_bytes",

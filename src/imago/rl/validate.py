@@ -108,7 +108,7 @@ def solver_positions(folder: RunFolder, config: LoopConfig) -> tuple[list[Any], 
             ]
             return states, data["best"]
     rng = np.random.default_rng([config.seed, 16])
-    player = make_agent("mcts", "othello", {"playouts": "300", "resign": "0"}, seed=1)
+    player = make_agent("mcts", "othello", {"playouts": "300", "resign": "0"}, seed=1, size=size)
     solver = EndgameSolver(table_bits=18)
     states, best = [], []
     while len(states) < count:
@@ -162,7 +162,8 @@ def solver_metrics(folder: RunFolder, config: LoopConfig, model: Path) -> dict[s
     policy = float(np.mean(best[np.arange(len(states)), probs.argmax(axis=1)]))
     search = make_agent(
         "az", "othello", {"model": str(model), "simulations": str(config.solver_simulations),
-                          "resign": "0", "reuse": "false"}, seed=1
+                          "resign": "0", "reuse": "false"}, seed=1,
+        size=config.spec.size,
     )  # fmt: skip
     hits = [
         best[i, search.select_move(state, Limit()).move.to_action(config.spec.size)]

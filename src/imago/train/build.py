@@ -371,7 +371,15 @@ def build_dataset(
     if sum(unit["positions"] for unit in manifest["units"]) == 0:
         if created:
             shutil.rmtree(out, ignore_errors=True)
-        raise DatasetError(f"no game survived the filters ({_reasons(status)}): nothing to build")
+        hint = ""
+        if status.rejected.get("other game"):
+            other = "othello" if config.game == "go" else "go"
+            hint = f"; the records hold games other than {config.game}: try --game {other}"
+        elif status.rejected.get("size"):
+            hint = f"; the records are not {config.size}x{config.size}: set --size"
+        raise DatasetError(
+            f"no game survived the filters ({_reasons(status)}): nothing to build{hint}"
+        )
     manifest["complete"] = True
     manifest["rejected"] = status.rejected
     atomic_write_json(out / MANIFEST, manifest)

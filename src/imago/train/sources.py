@@ -1,4 +1,5 @@
-"""Where training games come from: WTHOR files, move transcripts, SGF files, folders, archives.
+"""Where training games come from: WTHOR files, move transcripts, the eOthello CSV, SGF files,
+folders, archives.
 
 A source is cut into *units* (one WTHOR file, one transcript file, a chunk of SGF games) so
 that a dataset build can record which units are done and resume after an interruption. Each
@@ -15,7 +16,7 @@ import io
 import re
 import tarfile
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -162,6 +163,69 @@ def parse_result(text: str) -> tuple[Color | None, bool]:
     return None, False
 
 
+# -- the eOthello CSV ------------------------------------------------------------------------
+
+
+def read_eothello(path: Path) -> list[SourceGame]:
+    """Every game of an eOthello CSV (``Othello_game_id,winner,game_moves``), read as
+    ``imago records`` reads it (:func:`imago.records.transcript.read_eothello_rows`)."""
+    from imago.records.transcript import TranscriptError, read_eothello_rows
+
+    winners = {1: Color.BLACK, -1: Color.WHITE, 0: None}
+    games = []
+    try:
+        with path.open(newline="", encoding="utf-8", errors="replace") as stream:
+            for row in read_eothello_rows(stream, path.name):
+                games.append(
+                    SourceGame(
+                        key=f"{path.name}#{row.game_id}",
+                        moves=row.moves,
+                        winner=winners.get(row.winner),
+                        decided=row.winner in winners,
+                        size=8,
+                    )
+                )
+    except TranscriptError as error:
+        raise SourceError(str(error)) from None
+    return games
+
+
+# -- which game ------------------------------------------------------------------------------
+
+_GM = re.compile(rb"GM\s*\[\s*(\d+)\s*\]")
+
+
+def guess_game(paths: Iterable[Path]) -> str | None:
+    """The game the records under ``paths`` hold, from the first one found: ``othello`` for
+    WTHOR, eOthello CSV and transcript files, and SGF by its ``GM`` property (``GM[2]``
+    Othello; ``GM[1]`` or none, Go); ``None`` when nothing tells."""
+    for path in paths:
+        files = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
+        for file in files:
+            name = file.name.lower()
+            if name.endswith((".wtb", ".csv")) or _is_transcript(name):
+                return "othello"
+            if name.endswith(".sgf"):
+                return _sgf_game(file.read_bytes()[:4096])
+            if name.endswith((".tar.gz", ".tgz", ".tar")) and file.is_file():
+                with tarfile.open(file, "r:*") as archive:
+                    for member in archive:
+                        if member.isfile() and member.name.lower().endswith(".sgf"):
+                            handle = archive.extractfile(member)
+                            if handle is not None:
+                                return _sgf_game(handle.read(4096))
+    return None
+
+
+def _sgf_game(head: bytes) -> str:
+    match = _GM.search(head)
+    return "othello" if match is not None and int(match[1]) == 2 else "go"
+
+
+def _is_transcript(name: str) -> bool:
+    return name.endswith((".txt", ".transcript")) and not name.startswith("readme")
+
+
 # -- discovering units ----------------------------------------------------------------------
 
 SgfReader = Callable[[str, str], SourceGame | None]
@@ -190,9 +254,12 @@ def discover_units(
         if name.endswith(".wtb"):
             found = True
             yield Unit(file.name, _bind_wthor(file), wthor_count(file))
-        elif name.endswith((".txt", ".transcript")) and not name.startswith("readme"):
+        elif _is_transcript(name):
             found = True
             yield Unit(file.name, _bind_transcript(file, game, size))
+        elif name.endswith(".csv"):
+            found = True
+            yield Unit(file.name, _bind_eothello(file))
         elif name.endswith(".sgf"):
             sgf_files.append(file)
         elif name.endswith((".tar.gz", ".tgz", ".tar")):
@@ -210,11 +277,17 @@ def discover_units(
             name = f"{base.name}/sgf#{start // chunk}"
             yield Unit(name, _bind_sgf_files(part, sgf_reader), len(part))
     if not found:
-        raise SourceError(f"{path} holds no games (.wtb, .sgf, .tar.gz or transcript .txt)")
+        raise SourceError(
+            f"{path} holds no games (.wtb, .sgf, .tar.gz, the eOthello .csv or transcript .txt)"
+        )
 
 
 def _bind_wthor(file: Path) -> Callable[[], list[SourceGame]]:
     return lambda: read_wthor(file)
+
+
+def _bind_eothello(file: Path) -> Callable[[], list[SourceGame]]:
+    return lambda: read_eothello(file)
 
 
 def _bind_transcript(file: Path, game: str, size: int) -> Callable[[], list[SourceGame]]:

@@ -624,9 +624,9 @@ def test_game_end(diagram: str, result: str, wthor_result: str):
     assert state.is_over()
     assert tuple(state.legal_moves()) == ()
     assert not state.legal_mask().any()
-    outcome = state.outcome()
+    outcome = state.outcome(empties_to_winner=False)
     assert outcome is not None and outcome.result() == result
-    wthor = state.outcome(empties_to_winner=True)
+    wthor = state.outcome()  # the standard count: the empty squares go to the winner
     assert wthor is not None and wthor.result() == wthor_result
     assert wthor.black_score is not None and wthor.white_score is not None
     assert wthor.black_score + wthor.white_score == 64

@@ -7,6 +7,7 @@ goes on serving the same page.
 from __future__ import annotations
 
 import base64
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -180,7 +181,7 @@ def test_a_reloaded_page_finds_its_game(client: TestClient):
         ({"move_time": 0}, "0.05..3600"),
         ({"clock": "soon"}, "bad time control"),
         ({"white": "nobody"}, "unknown agent"),
-        ({"white": "mcts:playouts=many"}, "not a valid int"),
+        ({"white": "mcts:playouts=many"}, "is not a whole number"),
         ({"game": "go", "white": "alphabeta:colour=red"}, "no option"),
     ],
 )
@@ -393,7 +394,11 @@ def test_a_hint_and_a_whole_game_review(page: Page):
 
 
 def test_a_dead_engine_gives_its_seat_to_a_person(page: Page):
-    page.ask({"type": "new_game", "game": "go", "size": 9, "white": 'gtp:command="false"'})
+    # one that never starts is refused with the new game; one that dies in it gives its seat
+    new_game = {"type": "new_game", "game": "go", "size": 9}
+    page.refused({**new_game, "white": 'gtp:command="false"'}, "does not answer as a GTP engine")
+    fake = Path(__file__).resolve().parents[2] / "arena" / "fake_engine.py"
+    page.ask({**new_game, "white": f'gtp:command="{sys.executable} {fake} --die-at 1"'})
     page.ask({"type": "play", "point": [4, 4]})
     notice = page.next("notice", timeout=60)
     assert notice["level"] == "error" and "played by hand" in notice["message"]

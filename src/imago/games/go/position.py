@@ -225,10 +225,11 @@ class GoPosition:
 
     @classmethod
     def empty(cls, size: int = 9, rules: GoRules | None = None) -> GoPosition:
-        """The empty board with Black to play."""
+        """The empty board with Black to play (default rules: the computer preset, komi 7 on
+        9x9 and 7.5 elsewhere)."""
         _check_size(size)
         moves_table(size)  # legal_moves() relies on the table existing
-        rules = rules or GoRules()
+        rules = rules or GoRules.preset("computer", size)
         state = K.finish(
             K.new_state(size), size, rules.suicide_allowed, _KO_MODES[rules.ko], _NO_KEYS, True
         )

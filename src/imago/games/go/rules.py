@@ -27,9 +27,19 @@ class Scoring(enum.Enum):
     """Surrounded empty points plus prisoners (Japanese); points in seki are not territory."""
 
 
+COMPUTER_KOMI_9X9 = 7.0
+"""Komi of the computer rules on 9x9 (as the CGOS 9x9 server plays); 7.5 on other boards."""
+
+
 @dataclass(frozen=True, slots=True)
 class GoRules:
-    """A rule set. The default is the computer-Go-server rule set (``preset("computer")``)."""
+    """A rule set. The default is the computer-Go-server rule set (``preset("computer")``).
+
+    Komi, when none is given, is the preset's: 7.5 for the Chinese, Tromp-Taylor, AGA and
+    computer rules, 6.5 for the Japanese and 7 for the New Zealand rules, except that the
+    computer rules (imago's default everywhere: :func:`imago.games.make`, ``imago play``,
+    ``gtp``, ``match``) use 7 on 9x9, as the CGOS 9x9 server does (:meth:`preset` with a size).
+    """
 
     ko: KoRule = KoRule.POSITIONAL_SUPERKO
     suicide_allowed: bool = False
@@ -52,9 +62,10 @@ class GoRules:
             raise ValueError(f"komi must be a multiple of 0.5, not {self.komi}")
 
     @classmethod
-    def preset(cls, name: str) -> GoRules:
+    def preset(cls, name: str, size: int | None = None) -> GoRules:
         """A named rule set: ``chinese``, ``japanese``, ``tromp-taylor``, ``aga``, ``nz``,
-        ``computer`` (area, positional superko, no suicide: what computer Go servers use)."""
+        ``computer`` (area, positional superko, no suicide: what computer Go servers use),
+        with its komi for a ``size`` board (the computer rules: 7 on 9x9, else 7.5)."""
         key = name.strip().lower().replace("_", "-")
         table = {
             "chinese": cls(KoRule.POSITIONAL_SUPERKO, False, Scoring.AREA, 7.5),
@@ -65,9 +76,12 @@ class GoRules:
             "computer": cls(KoRule.POSITIONAL_SUPERKO, False, Scoring.AREA, 7.5),
         }
         try:
-            return table[key]
+            rules = table[key]
         except KeyError:
             raise ValueError(f"unknown rules {name!r} (known: {', '.join(cls.PRESETS)})") from None
+        if key == "computer" and size == 9:
+            return rules.with_komi(COMPUTER_KOMI_9X9)
+        return rules
 
     def with_komi(self, komi: float) -> GoRules:
         """The same rules with another komi."""

@@ -4,7 +4,7 @@ Rules: black moves first from the four centre discs (``d5``/``e4`` black, ``d4``
 8x8); a move must flip at least one line of opponent discs, in any of the 8 directions; a
 player with no such move passes (a forced pass is the only legal move then, and passing
 while a move exists is illegal); the game ends when neither player can move, and the player
-with more discs wins.
+with more discs wins; the empty squares left count for the winner (:meth:`OthelloState.outcome`).
 
 Coordinates: ``f5`` is column ``f``, row 5 counted from the top; the action index is
 ``row * size + col`` and pass is ``size * size``. Internally the discs are two 64-bit
@@ -348,11 +348,14 @@ class OthelloState:
         """``(black discs, white discs)``."""
         return self._black.bit_count(), self._white.bit_count()
 
-    def outcome(self, *, empties_to_winner: bool = False) -> Outcome | None:
+    def outcome(self, *, empties_to_winner: bool = True) -> Outcome | None:
         """The result by disc count once the game is over, else ``None``.
 
-        ``empties_to_winner`` applies the WTHOR / tournament convention: the empty squares are
-        added to the winner's count (shared equally in a draw).
+        The empty squares of a game that ends before the board is full (a wipe-out, or
+        neither side able to move) count for the winner, shared equally in a draw: the
+        convention of the world federation's rules, WTHOR and the FFO scores, used by every
+        part of imago (terminal play, records, matches, the endgame solver). With
+        ``empties_to_winner=False`` only the discs on the board are counted.
         """
         if not self._over:
             return None

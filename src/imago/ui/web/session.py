@@ -38,8 +38,8 @@ from imago.games.go.handicap import max_fixed_handicap
 from imago.games.go.rules import GoRules
 from imago.games.othello import SIZES as OTHELLO_SIZES
 from imago.gtp import go_support
-from imago.gtp.records_io import SGF_RULES
 from imago.records import sgf
+from imago.records.sgf import RU_OF_RULES
 from imago.records.tree import Cursor, Game, GameNode
 from imago.ui import review as reviewing
 from imago.ui.web import view
@@ -291,21 +291,22 @@ class Session:
     def on_new_game(self, message: Json) -> None:
         settings = PlaySettings.from_message(message)
         seats = {
-            Color.BLACK: self._make_seat(settings.black, settings.game),
-            Color.WHITE: self._make_seat(settings.white, settings.game),
+            Color.BLACK: self._make_seat(settings.black, settings.game, settings.size),
+            Color.WHITE: self._make_seat(settings.white, settings.game, settings.size),
         }
         self._new_game(settings, seats)
 
-    def _make_seat(self, spec: str, game: str) -> Agent | None:
+    def _make_seat(self, spec: str, game: str, size: int) -> Agent | None:
         if spec == "human":
             return None
-        return self._make_agent(spec, game)
+        return self._make_agent(spec, game, size)
 
     @staticmethod
-    def _make_agent(spec: str, game: str) -> Agent:
+    def _make_agent(spec: str, game: str, size: int) -> Agent:
+        """The agent ``spec`` for ``game``, checked to play a ``size`` board (Agent.prepare)."""
         try:
             name, options = parse_agent_spec(spec)
-            return make_agent(name, game, options)
+            return make_agent(name, game, options, size=size)
         except (ValueError, TypeError) as error:
             raise ClientError(f"cannot start {spec!r}: {error}") from None
 
@@ -335,7 +336,7 @@ class Session:
         game.set_text("AP", "imago")
         if settings.game == "go":
             game.properties["KM"] = [f"{rules.komi:g}"]
-            game.properties["RU"] = [SGF_RULES.get(settings.rules, settings.rules)]
+            game.properties["RU"] = [RU_OF_RULES.get(settings.rules, settings.rules)]
             if settings.handicap:
                 game.properties["HA"] = [str(settings.handicap)]
         if settings.clock:
@@ -708,7 +709,7 @@ class Session:
             if spec:
                 game = self.game.game_name
                 if spec != self.analysis_agent_spec:
-                    agent = self._make_agent(spec, game)
+                    agent = self._make_agent(spec, game, self.game.size)
                     self._set_analysis_agent(agent, spec)
             self.analysis_spec = spec or ""
         self.analysis_on = on
@@ -730,8 +731,12 @@ class Session:
             self.config.go_engine if state.game == "go" else self.config.othello_engine
         )
         if self.analysis_agent is None or spec != self.analysis_agent_spec:
-            self._set_analysis_agent(self._make_agent(spec, state.game), spec)
+            self._set_analysis_agent(self._make_agent(spec, state.game, state.size), spec)
         assert self.analysis_agent is not None
+        try:  # the same engine on another board: it says now whether it can play it
+            self.analysis_agent.prepare(state.game, state.size)
+        except ValueError as error:
+            raise ClientError(f"cannot start {spec!r}: {error}") from None
         return self.analysis_agent, spec
 
     def _restart_analysis(self) -> None:
@@ -843,7 +848,7 @@ class Session:
         )
         if not isinstance(spec, str):
             raise ClientError("engine must be an agent such as mcts")
-        agent = self._make_agent(spec, state.game)
+        agent = self._make_agent(spec, state.game, state.size)
         nodes = reviewing.line_of(self.cursor.node)
         self.seat_runner.cancel()
         self.turn = None
