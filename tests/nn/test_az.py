@@ -79,7 +79,8 @@ def test_a_spent_clock_still_searches_once(tmp_path: Path, game: str) -> None:
     # Found under load: given 0.3 s, az spent it starting up and played an unsearched move (not
     # even the network's first choice). The first simulation runs whatever the clock says.
     size = 7 if game == "go" else 6
-    agent = make_agent("az", game, {"model": str(_model(tmp_path, game, size))}, seed=1)
+    options = {"model": str(_model(tmp_path, game, size))}
+    agent = make_agent("az", game, options, seed=1, size=size)
     result = agent.select_move(make(game, size=size), Limit(time=1e-9))
     assert result.nodes >= 1
     assert result.candidates and result.candidates[0].visits >= 1

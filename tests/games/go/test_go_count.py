@@ -290,8 +290,9 @@ def test_same_answer_every_call_and_every_history() -> None:
 
 
 def test_empty_board_and_unfinished_positions() -> None:
-    empty = count(new_game(9))
-    assert empty.status == {} and empty.outcome.result() == "W+7.5"
+    start = new_game(9)
+    empty = count(start)
+    assert empty.status == {} and empty.outcome.result() == f"W+{start.rules.komi:g}"
     position = new_game(9).play(Move.from_gtp("E5", 9))
     judged = count(position)  # not over: still counted as it stands
     assert judged.status == {Point(4, 4): StoneStatus.ALIVE}
