@@ -44,9 +44,9 @@ from imago.games.go import fastpath as gf
 
 POLICY_PATTERN = 2
 
-_HEAD = 1
-_GSIZE = 7
-_EMPTIES = 8
+_HEAD = gf.L_HEAD
+_GSIZE = gf.L_GSIZE
+_EMPTIES = gf.L_EMPTIES
 
 PATTERNS = (
     # hane and contact answers (X, O: either colour; x: not X; o: not O; #: off the board;
@@ -144,7 +144,7 @@ def pattern_move(
     """A random empty neighbour of the last move that matches a pattern, is playable and is no
     self-atari; -1 when there is none. ``cand`` is scratch space (8 slots at least)."""
     nn = size * size
-    last = s[10 * nn + gf.F_LAST]
+    last = s[gf.header(size) + gf.F_LAST]
     if last < 0 or last >= nn:
         return -1
     r = last // size
@@ -256,7 +256,7 @@ def node_priors(
     if weight <= 0.0 or count == 0:
         return
     nn = size * size
-    h = 10 * nn
+    h = gf.header(size)
     color = s[h + gf.F_TO_PLAY]
     other = 3 - color
     last = s[h + gf.F_LAST]

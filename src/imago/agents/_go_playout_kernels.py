@@ -27,14 +27,14 @@ import numpy as np
 
 from imago.games.go import fastpath as gf
 
-# Offsets (in units of nn) of the group fields in a fastpath state array.
-_HEAD = 1
-_NEXT = 2
-_LIBC = 3
-_LIBS = 4
-_LIBQ = 5
-_GSIZE = 7
-_EMPTIES = 8
+# The group fields of a fastpath state array (``s[field * nn + p]``), as the rules define them.
+_HEAD = gf.L_HEAD
+_NEXT = gf.L_NEXT
+_LIBC = gf.L_LIBC
+_LIBS = gf.L_LIBS
+_LIBQ = gf.L_LIBQ
+_GSIZE = gf.L_GSIZE
+_EMPTIES = gf.L_EMPTIES
 
 POLICY_RANDOM = 0
 POLICY_HEAVY = 1
@@ -190,7 +190,7 @@ def tactical_move(
     """A capture or atari escape answering the last move, chosen at random among those found
     (reservoir sampling, no allocation); -1 when there is none."""
     nn = size * size
-    h = 10 * nn
+    h = gf.header(size)
     last = s[h + gf.F_LAST]
     if last < 0 or last >= nn or s[last] == 0:
         return -1
@@ -270,7 +270,7 @@ def safe_random_move(
     """A random sensible move for ``color`` that is no self-atari of a group of two or more
     stones (pass, ``size * size``, when there is none); ``buf`` is scratch of ``size * size``."""
     nn = size * size
-    n = s[10 * nn + gf.F_NEMPTY]
+    n = s[gf.header(size) + gf.F_NEMPTY]
     for i in range(n):
         buf[i] = s[_EMPTIES * nn + i]
     while n > 0:

@@ -48,6 +48,18 @@ KO_SIMPLE = 0
 KO_POSITIONAL = 1
 KO_SITUATIONAL = 2
 
+# -- per-point fields: field X of point p is ``s[X * nn + p]`` (the layout above) ----------------
+L_BOARD = 0
+L_HEAD = 1
+L_NEXT = 2
+L_LIBC = 3
+L_LIBS = 4
+L_LIBQ = 5
+L_GHASH = 6
+L_GSIZE = 7
+L_EMPTIES = 8
+L_WHERE = 9
+
 # -- header fields (offsets after 10 * nn) --------------------------------------------------------
 F_TO_PLAY = 0
 F_KO = 1  # the point the ko rule forbids, or -1
