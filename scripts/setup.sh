@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Sets up everything imago needs on a fresh Debian machine, idempotently:
 # the engines the tests play against (GNU Go, GRhino), Chromium for the browser tests, a virtualenv
-# in .venv with imago and its test, training and web extras, and the node packages of the tests
-# that use Sabaki's libraries.
+# in .venv with imago and its test, training, web, RL-environment and Ray extras, the numba kernels
+# compiled once, and the node packages of the tests that use Sabaki's libraries.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
