@@ -78,12 +78,13 @@ def _random_positions(
 
 
 def test_solver_agrees_with_exhaustive_minimax() -> None:
-    """Thousands of positions with 1-12 empties (most with few: plain minimax is slow)."""
+    """Thousands of positions with 1-12 empties (most with few: plain minimax is slow, about
+    7 CPU-s for a 12-empty position)."""
     solver = EndgameSolver(table_bits=16)
     positions = (
         _random_positions(2000, 8, seed=7)
-        + _random_positions(150, 10, seed=8, min_empties=9)
-        + _random_positions(6, 12, seed=9, min_empties=11)
+        + _random_positions(80, 10, seed=8, min_empties=9)
+        + _random_positions(2, 12, seed=9, min_empties=11)
     )
     mismatches = []
     for state in positions:
