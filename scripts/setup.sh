@@ -21,7 +21,8 @@ fi
 .venv/bin/python -m pip install -q --disable-pip-version-check torch==2.13.0
 .venv/bin/python -m pip install -q --disable-pip-version-check -e '.[dev,nn,bench,web,envs,ray]'
 # compile the numba kernels once, now, so that the first game's first move does not wait
-.venv/bin/imago warmup
+# (scripts/test.sh sets IMAGO_SKIP_WARMUP=1 and compiles them while lint and types run)
+[ "${IMAGO_SKIP_WARMUP:-0}" = 1 ] || .venv/bin/imago warmup
 
 if [ -f tests/js/package.json ] && command -v npm >/dev/null 2>&1; then
   (cd tests/js && npm install --silent --no-audit --no-fund >/dev/null)

@@ -5,9 +5,12 @@
 # 0 runs them in this process). Extra arguments go to pytest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh
+IMAGO_SKIP_WARMUP=1 bash scripts/setup.sh
 export PATH="$PWD/.venv/bin:$PATH:/usr/games"
+imago warmup >/dev/null &  # the numba kernels compile on the other core meanwhile
+warmup=$!
 ruff check src tests
 ruff format --check src tests
 mypy
+wait "$warmup"
 pytest -n "${IMAGO_TEST_WORKERS:-2}" "$@"
