@@ -305,6 +305,7 @@ class GoSearchGame:
         self.ended = _go.ENDED_CAUTIOUS if ended == "cautious" else _go.ENDED_AREA
         self.pass_always = config.pass_moves == "always"
         self._root_pass = np.ones(batch.n, dtype=np.bool_)
+        self._pass_checked = np.full((batch.n, 3), -1, dtype=np.int64)  # roots judged
         self._rng = gf.seed_rng(seed)
         self._table = _pattern_table()
         self._buf = np.empty(self.num_actions, dtype=np.int64)
@@ -327,11 +328,17 @@ class GoSearchGame:
     def root_pass(self) -> npt.NDArray[np.bool_]:
         """Whether each root may pass: always, or (``pass_moves="answer"``) as
         :func:`imago.agents.mcts._go.pass_is_timely` says."""
-        if not self.pass_always:
-            for g in range(self.batch.n):
-                state, keys = self._root(g)
-                n = _go.sensible_moves(state, self.size, self.suicide, self.mode, keys, self._buf)
-                self._root_pass[g] = _go.pass_is_timely(state, self.size, n)
+        if self.pass_always:
+            return self._root_pass
+        h = gf.header(self.size)
+        for g in range(self.batch.n):
+            state, keys = self._root(g)
+            seen = tuple(int(state[h + f]) for f in (gf.F_HASH, gf.F_MOVES, gf.F_PASSES))
+            if tuple(self._pass_checked[g]) == seen:
+                continue  # the same root as the last call: judged once per position
+            n = _go.sensible_moves(state, self.size, self.suicide, self.mode, keys, self._buf)
+            self._root_pass[g] = _go.pass_is_timely(state, self.size, n)
+            self._pass_checked[g] = seen
         return self._root_pass
 
     def init_node(self, tree: Tree, node: int, g: int) -> None:
