@@ -142,14 +142,16 @@ def _openspiel_environment(game: str, size: int) -> Window | None:
     return _windowed(run_some)
 
 
-def _openspiel_observed(game: str, size: int) -> Window | None:
+def _openspiel_games(game: str, size: int, *, observed: bool) -> Window | None:
+    """OpenSpiel's games played at random, one by one from Python; ``observed``: reading each
+    position's observation tensor, legal mask and returns as an environment would."""
     try:
         import pyspiel
     except ImportError:
         return None
     name, params = _openspiel_params(game, size)
     loaded = pyspiel.load_game(name, params)
-    rng = random.Random(5)
+    rng = random.Random(5 if observed else 6)
 
     def run_some() -> int:
         state = loaded.new_initial_state()
@@ -157,30 +159,11 @@ def _openspiel_observed(game: str, size: int) -> Window | None:
         while not state.is_terminal():
             state.apply_action(rng.choice(state.legal_actions()))
             moves += 1
-            if not state.is_terminal():
-                np.asarray(state.observation_tensor())
-                np.asarray(state.legal_actions_mask())
-            state.returns()
-        return moves
-
-    return _windowed(run_some)
-
-
-def _openspiel_bare(game: str, size: int) -> Window | None:
-    try:
-        import pyspiel
-    except ImportError:
-        return None
-    name, params = _openspiel_params(game, size)
-    loaded = pyspiel.load_game(name, params)
-    rng = random.Random(6)
-
-    def run_some() -> int:
-        state = loaded.new_initial_state()
-        moves = 0
-        while not state.is_terminal():
-            state.apply_action(rng.choice(state.legal_actions()))
-            moves += 1
+            if observed:
+                if not state.is_terminal():
+                    np.asarray(state.observation_tensor())
+                    np.asarray(state.legal_actions_mask())
+                state.returns()
         return moves
 
     return _windowed(run_some)
@@ -288,8 +271,8 @@ def _vector(game: str, size: int, features: str, config: BenchConfig) -> list[Fi
     if game == "go":
         peers["pettingzoo_go_v5"] = _pettingzoo_go(size)
     peers["openspiel_rl_environment"] = _openspiel_environment(game, size)
-    peers["openspiel_observed"] = _openspiel_observed(game, size)
-    peers["openspiel_bare"] = _openspiel_bare(game, size)
+    peers["openspiel_observed"] = _openspiel_games(game, size, observed=True)
+    peers["openspiel_bare"] = _openspiel_games(game, size, observed=False)
     note = f"{BATCH} games, {features} observations"
     figures = _compare(prefix, _imago_env(game, size, features), peers, seconds, rounds, note)
     rules = _compare(f"{prefix}_rules", _imago_rules(game, size), {}, seconds, rounds, "no obs.")
