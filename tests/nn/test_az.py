@@ -93,12 +93,12 @@ def test_wrong_networks_are_refused(tmp_path: Path) -> None:
     with pytest.raises(AgentError, match="for 8x8 othello, not 9x9 go"):  # when made
         make_agent("az", "go", {"model": othello}, seed=1)
     agent = make_agent("az", "go", {"model": othello}, seed=1, check=False)
-    with pytest.raises(ModelError, match="othello, not go"):
+    with pytest.raises(AgentError, match="for 8x8 othello, not 9x9 go"):  # at the first move
         agent.select_move(make("go", size=9), Limit(playouts=8))
-    with pytest.raises(AgentError, match="no network is shipped for go 13x13"):
-        make_agent("az", "go", {}, seed=1, size=13)
-    with pytest.raises(ModelError, match="no network is shipped for go 13x13"):
-        make_agent("az", "go", {}, seed=1).select_move(make("go", size=13), Limit(playouts=8))
+    with pytest.raises(AgentError, match="no network is shipped for go 7x7"):
+        make_agent("az", "go", {}, seed=1, size=7)
+    with pytest.raises(ModelError, match="no network is shipped for go 7x7"):
+        make_agent("az", "go", {}, seed=1).select_move(make("go", size=7), Limit(playouts=8))
     with pytest.raises(ValueError, match="rule"):
         make_agent("az", "go", {"rule": "uct"}, seed=1)
 

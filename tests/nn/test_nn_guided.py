@@ -33,7 +33,7 @@ def test_guided_search_asks_the_network_and_plays_legal_moves(tmp_path: Path) ->
         result = agent.select_move(state, Limit(playouts=300))
         assert state.is_legal(result.move)
         state = state.play(result.move)
-    guide = agent.guide  # type: ignore[attr-defined]
+    guide = agent.guide.current  # type: ignore[attr-defined]
     assert guide.positions >= 6  # every root at least
     priors = [c.prior for c in result.candidates]
     assert all(p is not None and 0.0 <= p <= 1.0 for p in priors)
@@ -69,8 +69,8 @@ def test_the_shipped_model_guides_9x9_by_default() -> None:
     result = agent.select_move(state, Limit(playouts=200))
     assert state.is_legal(result.move)
     assert agent.guide.spec.size == 9  # type: ignore[attr-defined]
-    with pytest.raises(ValueError, match="for 9x9 go, not 13x13"):
-        agent.select_move(make("go", size=13), Limit(playouts=10))
+    with pytest.raises(ValueError, match="no network is shipped for go 7x7"):
+        agent.select_move(make("go", size=7), Limit(playouts=10))
 
 
 def test_evaluator_probabilities_follow_the_legal_actions(tmp_path: Path) -> None:
@@ -103,7 +103,7 @@ def test_evaluator_probabilities_follow_the_legal_actions(tmp_path: Path) -> Non
 def test_backends_play(tmp_path: Path, backend: str) -> None:
     model = _model(tmp_path, "go", 7)
     agent = make_agent("nnmcts", "go", {"model": str(model), "backend": backend}, seed=3, size=7)
-    assert agent.guide.backend == backend  # type: ignore[attr-defined]
+    assert agent.guide.current.backend == backend  # type: ignore[attr-defined]
     result = agent.select_move(make("go", size=7), Limit(playouts=100))
     assert result.move.is_play
     with pytest.raises(ValueError, match="backend"):

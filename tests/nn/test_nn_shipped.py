@@ -36,11 +36,11 @@ def test_the_policy_agent_plays_a_whole_game_with_the_shipped_network(game: str,
 
 
 def test_no_shipped_network_for_other_boards_is_a_clear_error() -> None:
-    with pytest.raises(ModelError, match=r"no network is shipped for go 13x13.*model=PATH"):
-        shipped_model("go", 13)
+    with pytest.raises(ModelError, match=r"no network is shipped for go 7x7.*model=PATH"):
+        shipped_model("go", 7)
     agent = make_agent("policy", "go", {}, seed=1)
-    with pytest.raises(ModelError, match="go 13x13"):
-        agent.select_move(make("go", size=13), Limit())
+    with pytest.raises(ModelError, match="go 7x7"):
+        agent.select_move(make("go", size=7), Limit())
 
 
 def test_the_shipped_othello_network_predicts_expert_moves(data_dir: Path) -> None:

@@ -21,12 +21,12 @@ def throughput(config: BenchConfig) -> list[Figure]:
     return [Figure(*m) for m in measure_throughput(config.quick)]
 
 
-def _guided_positions() -> list[GameState]:
-    """The 9x9 start and a middle-game position (30 moves of a seeded random game)."""
+def _guided_positions(size: int = 9) -> list[GameState]:
+    """The start and a middle-game position (30 moves of a seeded random game)."""
     from imago.agents import Limit, make_agent
     from imago.games import make
 
-    state = make("go", size=9)
+    state = make("go", size=size)
     positions = [state]
     mover = make_agent("random", "go", seed=7)
     for _ in range(30):
@@ -40,7 +40,8 @@ def _simulation_rate(spec: str, positions: list[GameState], simulations: int) ->
     from imago.agents.registry import parse_agent_spec
 
     name, options = parse_agent_spec(spec)
-    agent = make_agent(name, "go", {**options, "reuse": "false", "resign": "0"}, seed=1)
+    size = positions[0].size
+    agent = make_agent(name, "go", {**options, "reuse": "false", "resign": "0"}, seed=1, size=size)
     agent.select_move(positions[0], Limit(playouts=200))  # compile, load, warm up
     rates = []
     for state in positions:
@@ -50,14 +51,16 @@ def _simulation_rate(spec: str, positions: list[GameState], simulations: int) ->
 
 
 def _guide_seconds(backend: str, state: GameState, repeats: int) -> float | None:
-    """Seconds per position of the shipped 9x9 network as the search's guide (one position
-    a call: features, network, softmax over the legal moves)."""
+    """Seconds per position of the network shipped for the board as the search's guide (one
+    position a call: features, network, softmax over the legal moves)."""
     from imago.agents.mcts import LeafBatch
     from imago.nn.evaluator import NetworkEvaluator
     from imago.nn.shipped import shipped_model
 
     try:
-        guide = NetworkEvaluator.load(shipped_model("go", 9), game="go", backend=backend)
+        guide = NetworkEvaluator.load(
+            shipped_model("go", state.size), game="go", size=state.size, backend=backend
+        )
     except ImportError:
         return None
     leaves = LeafBatch("go", state.size, guide.history, 1, 8)
@@ -80,27 +83,52 @@ def _guide_seconds(backend: str, state: GameState, repeats: int) -> float | None
 )
 def guided(config: BenchConfig) -> list[Figure]:
     simulations = 2000 if config.quick else 8000
-    positions = _guided_positions()
-    note = f"{simulations} simulations from the 9x9 start and a 30-move position, median"
-    figures = []
-    for label, spec in (
+    specs = (
         ("mcts", "mcts"),
         ("mcts_threads2", "mcts:threads=2"),
         ("nnmcts_onnx", "nnmcts:backend=onnx"),
         ("nnmcts_onnx_threads2", "nnmcts:backend=onnx,threads=2"),
         ("nnmcts_torch", "nnmcts:backend=torch"),
-    ):
+    )
+    return _guided_figures("nn.guided", 9, simulations, specs, config.repeats)
+
+
+@benchmark(
+    "nn.big",
+    "13x13 and 19x19: mcts, nnmcts and az with the shipped size-free network: sims/s, ms/call",
+)
+def big_boards(config: BenchConfig) -> list[Figure]:
+    simulations = 400 if config.quick else 2000
+    specs = (
+        ("mcts", "mcts"),
+        ("nnmcts_onnx", "nnmcts:backend=onnx"),
+        ("az_onnx", "az:backend=onnx"),
+    )
+    figures = []
+    for size in (13, 19):
+        figures += _guided_figures(f"nn.big.s{size}", size, simulations, specs, config.repeats)
+    return figures
+
+
+def _guided_figures(
+    prefix: str, size: int, simulations: int, specs: tuple[tuple[str, str], ...], repeats: int
+) -> list[Figure]:
+    """Simulations/s of each agent spec and the guide's ms per call on a ``size`` board."""
+    positions = _guided_positions(size)
+    note = f"{simulations} simulations from the {size}x{size} start and a 30-move position, median"
+    figures = []
+    for label, spec in specs:
         try:
             rate = _simulation_rate(spec, positions, simulations)
         except ModuleNotFoundError:  # no onnxruntime
             continue
-        figures.append(Figure(f"nn.guided.{label}", rate, "sims/s", note))
+        figures.append(Figure(f"{prefix}.{label}", rate, "sims/s", note))
     for backend in ("onnx", "torch"):
-        seconds = _guide_seconds(backend, positions[-1], config.repeats)
+        seconds = _guide_seconds(backend, positions[-1], repeats)
         if seconds is not None:
             figures.append(
                 Figure(
-                    f"nn.guided.guide_{backend}",
+                    f"{prefix}.guide_{backend}",
                     seconds * 1000,
                     "ms/call",
                     "one position: features, network, softmax over the legal moves",

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -67,27 +68,26 @@ class PolicyAgent(Agent):
         self.rng = rng
 
     def prepare(self, game: str, size: int) -> None:
-        """Refuse a board the network was not trained for (:class:`AgentError` saying which
-        model to give); with no ``model`` option, load the network shipped for the board."""
-        from imago.nn.shipped import check_fits
+        """Load the network for the board: the model given (a size-free one loaded again for
+        this size) or the one shipped for it; a board it cannot play is refused here
+        (:class:`AgentError` saying which model to give)."""
+        from imago.nn.inference import Network
+        from imago.nn.shipped import check_fits, shipped_model
 
-        if self.options.model:
-            assert self._network is not None
-            check_fits(self._network.spec, self.options.model, game, size)
+        network = self._network
+        if network is not None and (network.spec.game, network.spec.size) == (game, size):
             return
-        if self._network is None or (self._network.spec.game, self._network.spec.size) != (
-            game,
-            size,
-        ):
-            from imago.nn.inference import Network
-            from imago.nn.shipped import shipped_model
-
-            self._network = Network.load(shipped_model(game, size), device=self.options.device)
+        if self.options.model:
+            assert network is not None
+            check_fits(network.spec, self.options.model, game, size)
+            model = Path(self.options.model)
+        else:
+            model = shipped_model(game, size)
+        self._network = Network.load(model, game=game, size=size, device=self.options.device)
 
     def network_for(self, state: GameState) -> Network:
-        """The agent's network, the shipped one for ``state`` when none was given."""
-        if self._network is None or not self.options.model:
-            self.prepare(state.game, state.size)
+        """The agent's network for ``state``'s board (see :meth:`prepare`)."""
+        self.prepare(state.game, state.size)
         assert self._network is not None
         return self._network
 

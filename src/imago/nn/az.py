@@ -24,15 +24,13 @@ from imago.agents.base import Agent, InfoCallback, Limit, SearchResult, StopFlag
 from imago.agents.mcts import (
     MCTS,
     RULES,
-    Evaluation,
-    LeafBatch,
     MCTSConfig,
     SearchAgent,
     SearchGame,
 )
 from imago.agents.registry import register_agent
 from imago.core.game import GameState
-from imago.nn.evaluator import NetworkEvaluator
+from imago.nn.evaluator import BoardEvaluator, NetworkEvaluator
 
 
 @dataclass(frozen=True)
@@ -72,7 +70,7 @@ class AZAgent(SearchAgent):
     name = "az"
 
     def __init__(
-        self, options: AZOptions, rng: np.random.Generator, evaluator: NetworkEvaluator | None
+        self, options: AZOptions, rng: np.random.Generator, evaluator: BoardEvaluator
     ) -> None:
         if options.rule not in ("puct", "gumbel"):
             raise ValueError(f"rule must be puct or gumbel, not {options.rule!r}")
@@ -81,7 +79,7 @@ class AZAgent(SearchAgent):
         if not 0 <= options.resign < 1:
             raise ValueError("resign must be in [0, 1)")
         self.options = options
-        self._evaluator = evaluator
+        self.board_evaluator = evaluator
         config = MCTSConfig(
             c=options.c,
             fpu_reduction=options.fpu_reduction,
@@ -94,39 +92,33 @@ class AZAgent(SearchAgent):
     @property
     def history(self) -> int:
         """Boards of history the network reads (1 until it is loaded)."""
-        return 1 if self._evaluator is None else self._evaluator.history
+        return self.board_evaluator.history
 
     @property
     def evaluator(self) -> NetworkEvaluator:
-        if self._evaluator is None:
+        """The network of the board being played."""
+        current = self.board_evaluator.current
+        if current is None:
             raise RuntimeError("the az agent's network is loaded with the first position")
-        return self._evaluator
+        return current
 
     def make_search(self) -> MCTS:
         return MCTS(
             self.config,
             RULES[self.options.rule],
-            _Deferred(self),
+            self.board_evaluator,
             self.rng,
             per_root=self.options.batch,
         )
 
     def prepare(self, game: str, size: int) -> None:
-        """Refuse a board the network was not trained for (:class:`AgentError` saying which
-        model to give); with no ``model`` option, load the network shipped for the board."""
-        from imago.nn.shipped import check_fits
-
-        if self.options.model:
-            check_fits(self.evaluator.spec, self.options.model, game, size)
-            return
-        spec = None if self._evaluator is None else self._evaluator.spec
-        if spec is None or (spec.game, spec.size) != (game, size):
-            self._evaluator = _shipped_evaluator(game, size, self.options)
+        """Load the network for the board: the model given (a size-free one loaded for this
+        size) or the one shipped for it; a board it cannot play is refused here
+        (:class:`AgentError` saying which model to give)."""
+        self.board_evaluator.select(game, size)
 
     def make_game(self, state: GameState, search: MCTS) -> SearchGame:
-        if not self.options.model:
-            self.prepare(state.game, state.size)
-        self.evaluator.check(state.game, state.size)
+        self.board_evaluator.select(state.game, state.size)
         return super().make_game(state, search)
 
     def select_move(
@@ -159,36 +151,20 @@ class AZAgent(SearchAgent):
         return replace(result, move=pick.move, winrate=pick.winrate, value=pick.value, pv=pick.pv)
 
 
-class _Deferred:
-    """The agent's network as an evaluator, loaded once the first position shows which."""
-
-    needs_states = False
-
-    def __init__(self, agent: AZAgent) -> None:
-        self.agent = agent
-
-    @property
-    def history(self) -> int:
-        return self.agent.history
-
-    def evaluate(self, leaves: LeafBatch, count: int) -> Evaluation:
-        return self.agent.evaluator.evaluate(leaves, count)
-
-
-def _shipped_evaluator(game: str, size: int, options: AZOptions) -> NetworkEvaluator:
-    from imago.nn.shipped import az_model
-
-    return _load(str(az_model(game, size)), options, game)
-
-
-def _load(model: str, options: AZOptions, game: str | None = None) -> NetworkEvaluator:
-    return NetworkEvaluator.load(
+def _load(model: str, options: AZOptions, game: str | None, size: int | None) -> NetworkEvaluator:
+    evaluator = NetworkEvaluator.load(
         model,
         game=game,
+        size=size,
         backend=options.backend,
         device=options.device,
         threads=options.nn_threads,
     )
+    if not evaluator.has_value:
+        from imago.nn.models import ModelError
+
+        raise ModelError(f"{model} has no value head: az needs a dual-head network")
+    return evaluator
 
 
 @register_agent(
@@ -203,11 +179,11 @@ def _make_az(options: AZOptions, rng: np.random.Generator) -> Agent:
         import torch
 
         torch.set_num_threads(options.nn_threads)
-    evaluator = _load(options.model, options) if options.model else None
-    if evaluator is not None and not evaluator.has_value:
-        from imago.nn.models import ModelError
+    from imago.nn.shipped import az_model
 
-        raise ModelError(f"{options.model} has no value head: az needs a dual-head network")
+    evaluator = BoardEvaluator(
+        options.model, lambda model, game, size: _load(model, options, game, size), az_model
+    )
     return AZAgent(options, rng, evaluator)
 
 

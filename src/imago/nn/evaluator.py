@@ -16,6 +16,7 @@ device, symmetry averaging), ``auto`` (ONNX Runtime when installed and no symmet
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +27,7 @@ from imago.agents.mcts.evaluators import Evaluation, LeafBatch
 from imago.nn.features import Positions
 from imago.nn.inference import Network
 from imago.nn.models import ModelError
+from imago.nn.store import ModelSpec
 
 BACKENDS = ("auto", "onnx", "torch")
 
@@ -76,7 +78,7 @@ class NetworkEvaluator:
         if backend == "onnx" or (backend == "auto" and symmetries == 1):
             from imago.nn.export import onnx_session
 
-            session = onnx_session(path, threads=max(threads, 0))
+            session = onnx_session(path, threads=max(threads, 0), size=network.spec.size)
             if session is None and backend == "onnx":
                 raise ModelError("backend=onnx needs onnx and onnxruntime (pip install imago[nn])")
         return cls(network, session=session, symmetries=symmetries)
@@ -128,6 +130,75 @@ class NetworkEvaluator:
         else:
             values = np.clip((np.asarray(raw, dtype=np.float64) + 1.0) / 2.0, 0.0, 1.0)
         return probs, values
+
+
+Loader = Callable[[str, str | None, int | None], NetworkEvaluator]
+"""``load(path, game, size)``: a :class:`NetworkEvaluator` for the model at ``path`` (checked
+to be for ``game``; a size-free model loaded for ``size``)."""
+
+
+class BoardEvaluator:
+    """The network for the board being played, as an agent's evaluator (or guide).
+
+    ``model`` is a model file, or ``""`` for the network ``shipped(game, size)`` names for each
+    board. A model given is loaded at once (a bad file is an error when the agent is made); a
+    size-free one (pooled heads, ``b6c64-pool``) is loaded again for each board size it is
+    asked to play, and each board's evaluator is kept. :meth:`select` switches boards
+    (agents call it from ``prepare``); :meth:`evaluate` follows the leaves' board.
+    """
+
+    needs_states = False
+
+    def __init__(self, model: str, load: Loader, shipped: Callable[[str, int], Path]) -> None:
+        self.model = model
+        self._load = load
+        self._shipped = shipped
+        self._lock = threading.Lock()
+        self._by_board: dict[tuple[str, int], NetworkEvaluator] = {}
+        self.current: NetworkEvaluator | None = None
+        if model:
+            self.current = load(model, None, None)
+            spec = self.current.spec
+            self._by_board[(spec.game, spec.size)] = self.current
+
+    @property
+    def history(self) -> int:
+        """Boards of history the network reads (1 until one is loaded)."""
+        return 1 if self.current is None else self.current.history
+
+    @property
+    def spec(self) -> ModelSpec:
+        """The current network's spec (an error before the first board is known)."""
+        if self.current is None:
+            raise RuntimeError("the network is loaded with the first board (select)")
+        return self.current.spec
+
+    def select(self, game: str, size: int) -> NetworkEvaluator:
+        """The evaluator for ``game`` on a ``size`` board, loaded if needed; an
+        :class:`~imago.agents.base.AgentError` saying what to give when the model does not
+        play that board."""
+        current = self.current
+        if current is not None and (current.spec.game, current.spec.size) == (game, size):
+            return current
+        with self._lock:
+            found = self._by_board.get((game, size))
+            if found is None:
+                found = self._load_for(game, size)
+                self._by_board[(game, size)] = found
+            self.current = found
+        return found
+
+    def _load_for(self, game: str, size: int) -> NetworkEvaluator:
+        if not self.model:
+            return self._load(str(self._shipped(game, size)), game, size)
+        from imago.nn.shipped import check_fits
+
+        given = next(iter(self._by_board.values()))
+        check_fits(given.spec, self.model, game, size)
+        return self._load(self.model, game, size)
+
+    def evaluate(self, leaves: LeafBatch, count: int) -> Evaluation:
+        return self.select(leaves.game, leaves.size).evaluate(leaves, count)
 
 
 def masked_softmax(

@@ -34,13 +34,14 @@ class _Outputs(nn.Module):
         return (policy,) if value is None else (policy, value)
 
 
-def export_onnx(model_path: str | Path, onnx_path: str | Path) -> Path:
-    """Write the model at ``model_path`` as ONNX to ``onnx_path`` (atomically)."""
+def export_onnx(model_path: str | Path, onnx_path: str | Path, size: int | None = None) -> Path:
+    """Write the model at ``model_path`` as ONNX to ``onnx_path`` (atomically); ``size``: the
+    board a size-free model is exported for (default: the size it was trained on)."""
     try:
         import onnx
     except ImportError:
         raise ImportError("ONNX export needs the onnx package (pip install onnx)") from None
-    loaded = load_model(model_path)
+    loaded = load_model(model_path, size=size)
     spec = loaded.spec
     target = Path(onnx_path)
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -75,12 +76,12 @@ def export_onnx(model_path: str | Path, onnx_path: str | Path) -> Path:
     return target
 
 
-def onnx_session(model_path: str | Path, threads: int = 1) -> Any | None:
+def onnx_session(model_path: str | Path, threads: int = 1, size: int | None = None) -> Any | None:
     """An ONNX Runtime session over the model at ``model_path``, or ``None`` when ``onnx`` /
     ``onnxruntime`` are not installed. Its input is ``planes`` and its first output ``policy``
     (see :func:`export_onnx`). An export beside the model (``model.onnx`` for ``model.pt``, no
-    older than it, as ``imago rl`` writes them) is used as it is; otherwise the model is
-    exported through a temporary file."""
+    older than it, as ``imago rl`` writes them) is used as it is when it is for a ``size``
+    board; otherwise the model is exported (for ``size``) through a temporary file."""
     try:
         import onnx  # noqa: F401
         import onnxruntime as ort  # type: ignore[import-untyped]
@@ -92,7 +93,9 @@ def onnx_session(model_path: str | Path, threads: int = 1) -> Any | None:
         options.inter_op_num_threads = 1
     beside = Path(model_path).with_suffix(".onnx")
     if beside.is_file() and beside.stat().st_mtime >= Path(model_path).stat().st_mtime:
-        return ort.InferenceSession(str(beside), options, providers=["CPUExecutionProvider"])
+        session = ort.InferenceSession(str(beside), options, providers=["CPUExecutionProvider"])
+        if size is None or session.get_inputs()[0].shape[-1] == size:
+            return session
     with tempfile.TemporaryDirectory() as folder:
-        path = export_onnx(model_path, Path(folder) / "model.onnx")
+        path = export_onnx(model_path, Path(folder) / "model.onnx", size)
         return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])

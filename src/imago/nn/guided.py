@@ -9,9 +9,10 @@ playouts). The guide's requests are batched while the playouts go on. Playouts g
 so a policy-only network is enough; ``az`` (:mod:`imago.nn.az`) is the search that uses a
 network's values instead.
 
-With no ``model`` option the agent uses the 9x9 network shipped in ``imago/nn/data``
-(:func:`imago.nn.shipped.shipped_model`, trained on OGS games; its README says how it was
-made). Other board sizes need ``model=PATH``.
+With no ``model`` option the agent uses the network shipped in ``imago/nn/data`` for the board
+(:func:`imago.nn.shipped.shipped_model`: 9x9 trained on OGS games, 13x13 and 19x19 one size-free
+network trained on 19x19 games by strong programs; their README says how each was made). Other
+boards need ``model=PATH``.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from imago.agents.base import Agent
 from imago.agents.mcts import MCTS, MCTSAgent, MCTSOptions, SearchGame
 from imago.agents.registry import register_agent
 from imago.core.game import GameState
-from imago.nn.evaluator import NetworkEvaluator
+from imago.nn.evaluator import BoardEvaluator, NetworkEvaluator
 from imago.nn.shipped import shipped_model
 
 
@@ -34,7 +35,7 @@ class GuidedMCTSOptions(MCTSOptions):
 
     model: str = ""
     """Path of a Go policy model (``model.pt`` from ``imago train supervised``); empty: the
-    shipped 9x9 model."""
+    model shipped for the board."""
     guide_visits: int = 16
     """Ask the network about a node once this many simulations have passed through it (the
     root at once)."""
@@ -56,18 +57,17 @@ class GuidedMCTSAgent(MCTSAgent):
     """:class:`imago.agents.mcts.MCTSAgent` guided by a network's priors."""
 
     name = "nnmcts"
-    guide: NetworkEvaluator
+    guide: BoardEvaluator
 
     def make_game(self, state: GameState, search: MCTS) -> SearchGame:
-        self.guide.check(state.game, state.size)
+        self.guide.select(state.game, state.size)
         return super().make_game(state, search)
 
     def prepare(self, game: str, size: int) -> None:
-        """The network fixes the board: another one is refused here, not at the first move."""
-        from imago.nn.shipped import check_fits
-
+        """Load the network for the board; a board it cannot play is refused here, not at the
+        first move."""
         super().prepare(game, size)
-        check_fits(self.guide.spec, str(getattr(self.options, "model", "")), game, size)
+        self.guide.select(game, size)
 
 
 @register_agent(
@@ -81,15 +81,19 @@ def _make_guided(options: GuidedMCTSOptions, rng: np.random.Generator) -> Agent:
         import torch
 
         torch.set_num_threads(options.nn_threads)
-    model = options.model or shipped_model("go", 9)
-    guide = NetworkEvaluator.load(
-        model,
-        game="go",
-        backend=options.backend,
-        device=options.device,
-        threads=options.nn_threads,
-        symmetries=options.symmetries,
-    )
+
+    def load(model: str, game: str | None, size: int | None) -> NetworkEvaluator:
+        return NetworkEvaluator.load(
+            model,
+            game=game or "go",
+            size=size,
+            backend=options.backend,
+            device=options.device,
+            threads=options.nn_threads,
+            symmetries=options.symmetries,
+        )
+
+    guide = BoardEvaluator(options.model, load, shipped_model)
     return GuidedMCTSAgent(
         options,
         rng,

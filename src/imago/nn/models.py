@@ -15,6 +15,11 @@ name                  network
                       ``b`` residual blocks of ``c`` filters, a policy head (1x1 convolution to 2
                       planes, dense to ``N*N + 1``) and a value head (1x1 convolution to 1 plane,
                       dense 64, dense 1, tanh).
+``b6c64-pool`` ...    the same trunk with fully convolutional heads and global pooling (as
+                      KataGo's): a 1x1 convolution gives each point's logit, biased by the
+                      board's pooled features; pass and the value come from the pooled features
+                      (mean, mean scaled by the board's width, max). No layer depends on the board
+                      size, so one network plays every size (trained on 19x19, it plays 13x13).
 ====================  ============================================================================
 
 Every network maps ``(batch, planes, N, N)`` float inputs to ``(policy_logits, value)``: logits
@@ -71,6 +76,10 @@ class ResNetConfig:
     blocks: int = 6
     filters: int = 64
     value_hidden: int = 64
+    pool: bool = False
+    """Fully convolutional heads with global pooling: the network plays any board size."""
+    head_filters: int = 32
+    """Channels of the pooled heads (``pool`` only)."""
     kind: str = "resnet"
 
 
@@ -87,7 +96,7 @@ _KINDS: dict[str, type[Any]] = {
 def arch_name(config: ArchConfig) -> str:
     """The canonical size name of a config (``b6c64``, ``l12c128``, ``dense-h81``, ...)."""
     if isinstance(config, ResNetConfig):
-        return f"b{config.blocks}c{config.filters}"
+        return f"b{config.blocks}c{config.filters}" + ("-pool" if config.pool else "")
     if isinstance(config, PolicyCNNConfig):
         return f"l{config.layers}c{config.filters}"
     if isinstance(config, DenseConfig):
@@ -111,7 +120,7 @@ def parse_arch(name: str) -> ArchConfig:
     if text in PRESETS:
         return PRESETS[text]
     patterns: list[tuple[str, Any]] = [
-        (r"b(\d+)c(\d+)", lambda m: ResNetConfig(int(m[1]), int(m[2]))),
+        (r"b(\d+)c(\d+)(-pool)?", lambda m: ResNetConfig(int(m[1]), int(m[2]), pool=bool(m[3]))),
         (r"l(\d+)c(\d+)", lambda m: PolicyCNNConfig(int(m[1]), int(m[2]))),
         (r"dense-h(\d+)(?:x(\d+))?", lambda m: DenseConfig(int(m[1]), int(m[2] or 2))),
         (r"convpool-((?:c\d+)+)", lambda m: ConvPoolConfig(_ints(m[1]))),
@@ -122,7 +131,7 @@ def parse_arch(name: str) -> ArchConfig:
             config: ArchConfig = make(match)
             _validate(config)
             return config
-    known = ", ".join([*PRESETS, "bBcC", "lLcC", "dense-hH", "convpool-cAcB"])
+    known = ", ".join([*PRESETS, "bBcC", "bBcC-pool", "lLcC", "dense-hH", "convpool-cAcB"])
     raise ModelError(f"unknown model {name!r} (known: {known})")
 
 
@@ -131,7 +140,7 @@ def _ints(text: str) -> tuple[int, ...]:
 
 
 def _validate(config: ArchConfig) -> None:
-    numbers = [v for v in asdict(config).values() if isinstance(v, int)]
+    numbers = [v for v in asdict(config).values() if isinstance(v, int) and not isinstance(v, bool)]
     if isinstance(config, ConvPoolConfig):
         numbers.extend(config.filters)
     if any(n < 1 for n in numbers) or any(n > 4096 for n in numbers):
@@ -169,6 +178,8 @@ class Net(nn.Module):
     """A network from ``(batch, planes, N, N)`` inputs to ``(policy logits, value or None)``."""
 
     has_value: bool = False
+    size_free: bool = False
+    """Whether the network plays every board size (no layer depends on it)."""
 
     def __init__(self, planes: int, size: int) -> None:
         super().__init__()
@@ -280,6 +291,47 @@ class ResNet(Net):
         return policy, value
 
 
+def _global_pool(x: torch.Tensor) -> torch.Tensor:
+    """KataGo's global pooling of ``(batch, C, N, N)``: per channel the mean, the mean scaled
+    by ``(N - 14) / 10`` (so the network knows the board's size) and the max: ``(batch, 3C)``."""
+    mean = x.mean(dim=(2, 3))
+    scaled = mean * ((x.shape[-1] - 14) / 10.0)
+    return torch.cat([mean, scaled, x.amax(dim=(2, 3))], dim=1)
+
+
+class PooledResNet(Net):
+    """The dual-head residual network with fully convolutional, globally pooled heads: it plays
+    every board size (``size`` is only the size it was built for)."""
+
+    has_value = True
+    size_free = True
+
+    def __init__(self, config: ResNetConfig, planes: int, size: int) -> None:
+        super().__init__(planes, size)
+        f, h = config.filters, config.head_filters
+        self.stem = _conv_bn(planes, f, 3)
+        self.blocks = nn.Sequential(*[_ResidualBlock(f) for _ in range(config.blocks)])
+        self.policy_conv = nn.Conv2d(f, h, 1, bias=False)
+        self.policy_pooled = _conv_bn(f, h, 1)
+        self.policy_bias = nn.Linear(3 * h, h)
+        self.policy_norm = nn.BatchNorm2d(h)
+        self.policy_points = nn.Conv2d(h, 1, 1)
+        self.policy_pass = nn.Linear(3 * h, 1)
+        self.value_conv = _conv_bn(f, h, 1)
+        self.value_hidden = nn.Linear(3 * h, config.value_hidden)
+        self.value_out = nn.Linear(config.value_hidden, 1)
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor | None]:
+        trunk = self.blocks(self.stem(x))
+        pooled = _global_pool(self.policy_pooled(trunk))
+        points = self.policy_conv(trunk) + self.policy_bias(pooled)[:, :, None, None]
+        points = self.policy_points(torch.relu(self.policy_norm(points))).flatten(1)
+        policy = torch.cat([points, self.policy_pass(pooled)], dim=1)
+        hidden = torch.relu(self.value_hidden(_global_pool(self.value_conv(trunk))))
+        value = torch.tanh(self.value_out(hidden)).squeeze(1)
+        return policy, value
+
+
 def build_net(config: ArchConfig, planes: int, size: int) -> Net:
     """A freshly initialised network for ``planes`` input planes on a ``size`` board."""
     if planes < 1 or size < 2:
@@ -290,6 +342,8 @@ def build_net(config: ArchConfig, planes: int, size: int) -> Net:
         return ConvPoolNet(config, planes, size)
     if isinstance(config, PolicyCNNConfig):
         return PolicyCNN(config, planes, size)
+    if config.pool:
+        return PooledResNet(config, planes, size)
     return ResNet(config, planes, size)
 
 

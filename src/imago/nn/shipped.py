@@ -49,7 +49,7 @@ def shipped_model(game: str, size: int) -> Path:
 def check_fits(spec: ModelSpec, model: str, game: str, size: int) -> None:
     """:class:`AgentError` when the model ``model`` (whose spec is ``spec``) is not for
     ``game`` on a ``size`` board, saying what to give instead."""
-    if (spec.game, spec.size) == (game, size):
+    if spec.plays(game, size):
         return
     shipped = (game, size) in SHIPPED_MODELS
     fix = (

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +25,7 @@ from imago.nn.models import (
     ArchConfig,
     ModelError,
     Net,
+    ResNetConfig,
     arch_name,
     build_net,
     config_from_dict,
@@ -57,6 +58,21 @@ class ModelSpec:
     def num_actions(self) -> int:
         return self.size * self.size + 1
 
+    @property
+    def size_free(self) -> bool:
+        """Whether the network plays every board size (fully convolutional, pooled heads);
+        ``size`` is then the size it was trained on, or the one it was loaded for."""
+        return isinstance(self.arch, ResNetConfig) and self.arch.pool
+
+    def plays(self, game: str, size: int) -> bool:
+        """Whether this model can play ``game`` on a ``size`` board."""
+        return game == self.game and (size == self.size or self.size_free)
+
+    def at_size(self, size: int) -> ModelSpec:
+        """This spec for a ``size`` board (a size-free model's input size; checked)."""
+        self.check(size=size)
+        return self if size == self.size else replace(self, size=size)
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "game": self.game,
@@ -87,7 +103,7 @@ class ModelSpec:
         """Raise :class:`ModelError` when this model is not for ``game`` / ``size``."""
         if game is not None and game != self.game:
             raise ModelError(f"the model is for {self.size}x{self.size} {self.game}, not {game}")
-        if size is not None and size != self.size:
+        if size is not None and size != self.size and not self.size_free:
             raise ModelError(
                 f"this model is for {self.size}x{self.size} {self.game}, not {size}x{size}"
             )
@@ -169,13 +185,16 @@ def model_from_payload(
     size: int | None = None,
     device: str | torch.device = "cpu",
 ) -> LoadedModel:
-    """Rebuild a model from a loaded payload, checking game and size."""
+    """Rebuild a model from a loaded payload, checking game and size (a size-free model is
+    rebuilt for ``size``: its spec then says ``size``)."""
     if not isinstance(payload, dict) or payload.get("format") != FORMAT:
         raise ModelError("not an imago model file")
     if payload.get("version") != VERSION:
         raise ModelError(f"unsupported model file version {payload.get('version')!r}")
     spec = ModelSpec.from_dict(json.loads(payload["spec"]))
     spec.check(game, size)
+    if size is not None:
+        spec = spec.at_size(size)
     net = spec.build()
     try:
         net.load_state_dict(payload["state_dict"])
