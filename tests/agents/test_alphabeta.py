@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from imago.agents import Limit, SearchResult, make_agent
-from imago.agents.alphabeta import AlphaBetaAgent, AlphaBetaOptions, load_othello_weights
+from imago.agents.alphabeta import AlphaBetaAgent, AlphaBetaOptions
+from imago.agents.othello_weights import load_othello_weights
 from imago.core.move import Move
 from imago.games import make
 from imago.games.go import GoPosition

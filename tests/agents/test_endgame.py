@@ -8,12 +8,10 @@ import numba
 import numpy as np
 import pytest
 
-from imago.agents import _othello_kernels as kernels
-from imago.agents.alphabeta import load_pattern_weights
-from imago.agents.endgame import EndgameSolver, SearchAborted, parse_board, state_bitboards
+from imago.agents.endgame import EndgameSolver, SearchAborted, parse_board
+from imago.agents.othello_weights import load_pattern_weights
 from imago.core.errors import InvalidMoveError
 from imago.games.othello import OthelloState, new_game
-from imago.games.othello import bitboard as rules_bb
 
 # -- an independent reference: minimax over an 8x8 array, walking the eight directions ----------
 _DIRS = np.array([(-1, -1), (-1, 0), (-1, 1), (0, -1), (0, 1), (1, -1), (1, 0), (1, 1)])
@@ -141,17 +139,6 @@ def test_ffo_40_every_move_exact(data_dir: Path) -> None:
     assert got == {move: int(score) for move, score in listed.items()}
 
 
-def test_kernels_agree_with_the_rules_module() -> None:
-    for state in _random_positions(300, 50, seed=3):
-        p, o = state.bitboards()
-        assert int(kernels.legal_moves(p, o)) == int(rules_bb.legal_moves(p, o))
-        moves = int(kernels.legal_moves(p, o))
-        for sq in range(64):
-            if moves >> sq & 1:
-                assert int(kernels.flips(p, o, sq)) == int(rules_bb.flips(p, o, sq))
-        assert state_bitboards(state) == (int(p), int(o))
-
-
 def test_null_window_root_agrees_with_full_windows() -> None:
     """The root's null-window probes (the default) and a full window on every move
     (``exact_all``) give the same score; the default's bounds are upper bounds of the exact
@@ -183,7 +170,7 @@ def test_score_does_not_depend_on_guess_or_evaluation() -> None:
         expected = builtin.solve_state(state).score
         for solver, guess in ((builtin, -64), (builtin, 64), (scrambled, None)):
             solver.clear()
-            p, o = state_bitboards(state)
+            p, o = state.bitboards()
             assert solver.solve(p, o, guess=guess).score == expected
 
 

@@ -9,14 +9,15 @@ import pytest
 
 from imago.agents import _othello_patterns as pat
 from imago.agents import _othello_search as search
-from imago.agents._othello_kernels import flips, legal_moves
-from imago.agents.alphabeta import (
-    AlphaBetaAgent,
-    AlphaBetaOptions,
+from imago.agents._table import new_table
+from imago.agents.alphabeta import AlphaBetaAgent, AlphaBetaOptions
+from imago.agents.othello_weights import (
+    PATTERN_FORMAT,
     WeightsError,
     load_evaluation,
     load_pattern_weights,
 )
+from imago.games.othello.bitboard import flips, legal_moves
 
 # The first instance of some patterns: the digit of each square (a1 top-left), "." outside.
 DIAGRAMS = {
@@ -185,13 +186,14 @@ def _minimax(p: int, o: int, depth: int, table: np.ndarray) -> int:
 
 def test_pattern_negamax_equals_plain_minimax() -> None:
     table = load_pattern_weights()
+    no_weights = np.zeros((0, 70), dtype=np.int64)
     for p, o in _random_positions(16, seed=17)[8:]:
-        keys, data = search.new_table(12)
+        keys, data = new_table(12)
         for depth in (1, 2, 3):
             stats = np.zeros(3, dtype=np.int64)
-            value = search.negamax_patterns(
-                np.uint64(p), np.uint64(o), depth, -search.INF, search.INF, 0, 0, table,
-                stats, keys, data,
+            value = search.negamax(
+                np.uint64(p), np.uint64(o), depth, -search.INF, search.INF, 0, 0, True,
+                no_weights, table, 8, stats, keys, data,
             )  # fmt: skip
             assert value == _minimax(p, o, depth, table)
 
@@ -225,7 +227,6 @@ def test_malformed_weight_files_are_rejected(tmp_path: Path) -> None:
     np.savez(foreign, x=np.zeros(3))
     with pytest.raises(WeightsError, match="not an imago pattern weights file"):
         load_pattern_weights(foreign)
-    from imago.agents.alphabeta import PATTERN_FORMAT
 
     short = tmp_path / "short.npz"
     np.savez(short, format=np.array(PATTERN_FORMAT), w_edge2x=np.zeros((2, 5), dtype=np.int16))

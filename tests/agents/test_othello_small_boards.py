@@ -17,8 +17,8 @@ from typer.testing import CliRunner
 
 from imago.agents import Limit, make_agent
 from imago.agents import _othello_kernels as kernels
-from imago.agents.alphabeta import WeightsError, load_evaluation, load_othello_weights
-from imago.agents.endgame import EndgameSolver, parse_board, state_bitboards
+from imago.agents.endgame import EndgameSolver, parse_board
+from imago.agents.othello_weights import WeightsError, load_evaluation, load_othello_weights
 from imago.cli.app import app
 from imago.core.color import Color
 from imago.core.errors import InvalidMoveError
@@ -171,7 +171,7 @@ def test_deep_6x6_positions_with_null_windows() -> None:
     move agree, for any guess."""
     fast, full = EndgameSolver(table_bits=18), EndgameSolver(table_bits=18)
     for state in random_positions(6, 6, 20, seed=65, min_empties=14):
-        p, o = state_bitboards(state)
+        p, o = state.bitboards()
         exact = dict(full.solve_state(state, exact_all=True).move_scores)
         for guess in (None, -36, 36):
             fast.clear()
@@ -191,7 +191,7 @@ def test_4x4_start_position() -> None:
 def test_8x8_scores_unchanged_by_the_board_geometry() -> None:
     """The same bitboards as an 8x8 position and as a 6x6 one are different games."""
     state = OthelloState.from_board_string(DIAGRAMS[1][0], DIAGRAMS[1][1])
-    p, o = state_bitboards(state)
+    p, o = state.bitboards()
     solver = EndgameSolver(table_bits=12)
     assert solver.solve(p, o, size=6).score == -36
     # On 8x8 the 28 squares beyond the 6x6 corner are empty too; White still has no move.

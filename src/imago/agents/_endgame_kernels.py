@@ -1,12 +1,13 @@
 # mypy: disable-error-code="no-any-return,return-value,assignment"
 """Private numba kernels of the exact Othello endgame solver.
 
-Negamax with alpha-beta over bitboards (see :mod:`imago.agents._othello_kernels`), in layers:
+Negamax with alpha-beta over bitboards (see :mod:`imago.games.othello.bitboard`), in layers:
 
 * ``solve_root``: the root by a sequence of null-window probes (MTD(f) over even scores),
   starting from a first guess (``estimate``: a shallow search with the pattern evaluation of
   :mod:`imago.agents._othello_patterns`, rounded to an even disc difference).
-* ``solve_deep`` (more than ``SHALLOW`` empties): transposition table (bounds and best move),
+* ``solve_deep`` (more than ``SHALLOW`` empties): transposition table (both bounds and best
+  move per entry, two-way buckets; the keys and slots of :mod:`imago.agents._table`),
   enhanced transposition cutoff from ``ETC_EMPTIES`` empties up (a child already stored with a
   good enough bound cuts before any search); moves ordered by the table move, then by a
   shallow probe plus the opponent's mobility: from ``PATTERN_EMPTIES`` up a search with the
@@ -52,13 +53,11 @@ from imago.agents._othello_kernels import (
     U1,
     board_squares,
     final_score,
-    flips,
-    legal_moves,
-    lowest_square,
-    popcount,
     potential_mobility,
 )
 from imago.agents._othello_patterns import evaluate
+from imago.agents._table import slot_of
+from imago.games.othello.bitboard import flips, legal_moves, lowest_square, popcount
 
 SMALL = 6
 SHALLOW = 9
@@ -84,9 +83,6 @@ TT_LOWER = 0
 TT_UPPER = 1
 TT_MOVE = 2
 TT_EMPTIES = 3
-_HASH1 = np.uint64(0x9E3779B97F4A7C15)
-_HASH2 = np.uint64(0xC2B2AE3D27D4EB4F)
-_S29 = np.uint64(29)
 
 
 def new_scratch() -> np.ndarray:
@@ -101,13 +97,6 @@ def new_table(bits: int = 20) -> tuple[np.ndarray, np.ndarray]:
     data = np.zeros((n, 4), dtype=np.int8)
     data[:, TT_EMPTIES] = -1
     return keys, data
-
-
-@numba.njit(cache=True, inline="always")
-def _slot(p: np.uint64, o: np.uint64, mask: int) -> int:
-    h = p * _HASH1 ^ o * _HASH2
-    h ^= h >> _S29
-    return np.int64(h & np.uint64(mask))
 
 
 @numba.njit(cache=True)
@@ -343,51 +332,37 @@ def _quick_eval(p: np.uint64, o: np.uint64, size: int) -> int:
     return score
 
 
-@numba.njit("int64(uint64, uint64, int64, int64, int64, int64)", cache=True)
-def _probe(p: np.uint64, o: np.uint64, depth: int, alpha: int, beta: int, size: int) -> int:
-    """A shallow alpha-beta search with :func:`_quick_eval` at the leaves (ordering only)."""
-    if depth == 0:
+@numba.njit("int64(uint64, uint64, int64, int64, int64, int64, boolean, int32[:, ::1])", cache=True)
+def _probe(
+    p: np.uint64,
+    o: np.uint64,
+    depth: int,
+    alpha: int,
+    beta: int,
+    size: int,
+    patterns: bool,
+    table: np.ndarray,
+) -> int:
+    """A shallow alpha-beta search, for move ordering and the root's first guess: the pattern
+    evaluation ``table`` at the leaves when ``patterns`` (8x8; hundredths of a disc), else
+    :func:`_quick_eval` (a finished game counts 64 a disc)."""
+    if depth == 0 and not patterns:
         return _quick_eval(p, o, size)
     mask = GEOMETRY[size, G_MASK]
     moves = legal_moves(p, o) & mask
-    if moves == U0:
-        if legal_moves(o, p) & mask == U0:
-            return final_score(p, o, board_squares(size)) * 64
-        return -_probe(o, p, depth, -beta, -alpha, size)
-    best = -100000
-    while moves:
-        sq = lowest_square(moves)
-        moves &= moves - U1
-        f = flips(p, o, sq)
-        np_ = p | f | (U1 << np.uint64(sq))
-        v = -_probe(o ^ f, np_, depth - 1, -beta, -max(alpha, best), size)
-        if v > best:
-            best = v
-            if v >= beta:
-                break
-    return best
-
-
-@numba.njit("int64(uint64, uint64, int64, int64, int64, int32[:, ::1])", cache=True)
-def _probe_patterns(
-    p: np.uint64, o: np.uint64, depth: int, alpha: int, beta: int, table: np.ndarray
-) -> int:
-    """A shallow alpha-beta search with the pattern evaluation (``table``, hundredths of a
-    disc) at the leaves: for move ordering far from the end and the root's first guess."""
-    moves = legal_moves(p, o)
     if depth == 0:
         return evaluate(p, o, moves, table)
     if moves == U0:
-        if legal_moves(o, p) == U0:
-            return final_score(p, o) * 100
-        return -_probe_patterns(o, p, depth, -beta, -alpha, table)
+        if legal_moves(o, p) & mask == U0:
+            return final_score(p, o, board_squares(size)) * (100 if patterns else 64)
+        return -_probe(o, p, depth, -beta, -alpha, size, patterns, table)
     best = -100000
     while moves:
         sq = lowest_square(moves)
         moves &= moves - U1
         f = flips(p, o, sq)
         np_ = p | f | (U1 << np.uint64(sq))
-        v = -_probe_patterns(o ^ f, np_, depth - 1, -beta, -max(alpha, best), table)
+        v = -_probe(o ^ f, np_, depth - 1, -beta, -max(alpha, best), size, patterns, table)
         if v > best:
             best = v
             if v >= beta:
@@ -402,7 +377,7 @@ def estimate(p: np.uint64, o: np.uint64, table: np.ndarray, size: int) -> int:
     if size != 8:
         return 0
     depth = GUESS_DEPTHS[popcount(~(p | o))]
-    v = _probe_patterns(p, o, depth, -100000, 100000, table)
+    v = _probe(p, o, depth, -100000, 100000, size, True, table)
     g = 2 * int(np.round(v / 200.0))
     return min(max(g, -64), 64)
 
@@ -601,7 +576,7 @@ def solve_deep(
         if top < beta:
             beta = top
     mask = keys.shape[0] - 1
-    slot = _slot(p, o, mask)
+    slot = slot_of(p, o, mask)
     if not (keys[slot, 0] == p and keys[slot, 1] == o and data[slot, TT_EMPTIES] == n):
         other = slot ^ np.int64(1)
         if keys[other, 0] == p and keys[other, 1] == o and data[other, TT_EMPTIES] == n:
@@ -639,7 +614,7 @@ def solve_deep(
         no = o ^ f
         if n >= ETC_EMPTIES:
             # Enhanced transposition cutoff: a child already proved good enough for us.
-            cs = _slot(no, np_, mask)
+            cs = slot_of(no, np_, mask)
             for _ in range(2):
                 if keys[cs, 0] == no and keys[cs, 1] == np_ and data[cs, TT_EMPTIES] == n - 1:
                     v = -int(data[cs, TT_UPPER])
@@ -649,10 +624,10 @@ def solve_deep(
         if sq == tt_move:
             key = -1000000
         elif n >= PATTERN_EMPTIES and size == 8:
-            key = _probe_patterns(no, np_, PATTERN_DEPTHS[n], -100000, 100000, table)
+            key = _probe(no, np_, PATTERN_DEPTHS[n], -100000, 100000, size, True, table)
             key += PATTERN_MOBILITY_WEIGHT * popcount(legal_moves(no, np_))
         elif n >= PROBE_EMPTIES:
-            key = _probe(no, np_, PROBE_DEPTHS[n], -100000, 100000, size)
+            key = _probe(no, np_, PROBE_DEPTHS[n], -100000, 100000, size, False, table)
             key += MOBILITY_WEIGHT * popcount(legal_moves(no, np_) & board)
         else:
             key = _order_key(p, o, sq, f, odd, size)
@@ -701,23 +676,6 @@ def solve_deep(
         data[slot, TT_LOWER] = best
         data[slot, TT_UPPER] = best
     return best
-
-
-@numba.njit(cache=True)
-def solve(
-    p: np.uint64,
-    o: np.uint64,
-    alpha: int,
-    beta: int,
-    size: int,
-    stats: np.ndarray,
-    keys: np.ndarray,
-    data: np.ndarray,
-    scratch: np.ndarray,
-    table: np.ndarray,
-) -> int:
-    """The exact score within ``(alpha, beta)`` (fail-soft bounds outside it)."""
-    return solve_deep(p, o, alpha, beta, size, stats, keys, data, scratch, table)
 
 
 @numba.njit(cache=True)

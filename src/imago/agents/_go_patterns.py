@@ -35,11 +35,11 @@ from imago.agents._go_playout_kernels import (
     escape_keeps,
     neighbours,
     playable,
-    rand_below,
     safe_random_move,
     self_atari,
     tactical_move,
 )
+from imago.core.rng import rand_below
 from imago.games.go import fastpath as gf
 
 POLICY_PATTERN = 2

@@ -16,8 +16,8 @@ MoGo 2006 and its successors):
 The kernels read the group fields of :mod:`imago.games.go.fastpath` state arrays (head, pseudo-
 liberty count, sum and sum of squares, stone count: the layout documented by the rules'
 kernels) and play only through the public :func:`~imago.games.go.fastpath.play` and
-:func:`~imago.games.go.fastpath.check`. The random generator is the fast path's 1-element
-xorshift state.
+:func:`~imago.games.go.fastpath.check`. The random generator is :mod:`imago.core.rng` on the
+fast path's 1-element state.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from imago.core.rng import rand_below
 from imago.games.go import fastpath as gf
 
 # The group fields of a fastpath state array (``s[field * nn + p]``), as the rules define them.
@@ -38,18 +39,6 @@ _EMPTIES = gf.L_EMPTIES
 
 POLICY_RANDOM = 0
 POLICY_HEAVY = 1
-
-
-@numba.njit(cache=True)
-def rand_below(rng: np.ndarray, n: int) -> int:
-    """A uniform integer in ``[0, n)`` from the xorshift64* state ``rng[0]``."""
-    x = rng[0]
-    x ^= (x >> 12) & 0x000FFFFFFFFFFFFF
-    x ^= x << 25
-    x ^= (x >> 27) & 0x0000001FFFFFFFFF
-    rng[0] = x
-    y = (x * 0x2545F4914F6CDD1D) >> 33
-    return (y & 0x7FFFFFFF) % n
 
 
 @numba.njit(cache=True)

@@ -8,7 +8,8 @@ plus, in the early game, liberties (groups short of liberties are penalised) and
 view, 100 to a point; a finished game (two passes) is worth ``WIN`` plus the score.
 
 ``stats`` is ``int64[3]``: ``[nodes, node_limit (0 = none), aborted]``; the table is
-``keys int64[n]`` and ``data int64[n, 4]``: depth, bound, value, move.
+:mod:`imago.agents._table`'s, keyed by the position's Zobrist key (and 0), its slot the key's
+low bits.
 """
 
 from __future__ import annotations
@@ -16,23 +17,14 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from imago.agents._table import probe, store
 from imago.games.go import fastpath as gf
 
 WIN = 1_000_000
 POINT = 100
 INF = 10_000_000
-BOUND_EXACT = 0
-BOUND_LOWER = 1
-BOUND_UPPER = 2
 EARLY_MOVES = 20
-
-
-def new_table(bits: int = 16) -> tuple[np.ndarray, np.ndarray]:
-    """An empty table of ``2**bits`` entries."""
-    n = 1 << bits
-    data = np.zeros((n, 4), dtype=np.int64)
-    data[:, 0] = -1
-    return np.zeros(n, dtype=np.int64), data
+U0 = np.uint64(0)
 
 
 @numba.njit(cache=True)
@@ -199,7 +191,7 @@ def _order(
 
 @numba.njit(
     "int64(int64[::1], int64, float64, boolean, int64, int64[::1], int64, int64, int64, int64,"
-    " int64, int64[::1], int64[::1], int64[:, ::1])",
+    " int64, int64[::1], uint64[:, ::1], int64[:, ::1])",
     cache=True,
 )
 def negamax(
@@ -231,18 +223,10 @@ def negamax(
         return evaluate(s, size, komi)
     key = _position_key(s, size)
     slot = key & (keys.shape[0] - 1)
-    tt_move = -1
-    if keys[slot] == key and data[slot, 0] >= 0:
-        tt_move = data[slot, 3]
-        if data[slot, 0] >= depth:
-            value = data[slot, 2]
-            bound = data[slot, 1]
-            if bound == BOUND_EXACT:
-                return value
-            if bound == BOUND_LOWER and value >= beta:
-                return value
-            if bound == BOUND_UPPER and value <= alpha:
-                return value
+    ukey = np.uint64(key)
+    tt_move, cut, value = probe(ukey, U0, slot, depth, alpha, beta, keys, data)
+    if cut:
+        return value
     nn = size * size
     color = s[h + gf.F_TO_PLAY]
     actions = np.empty(nn + 1, dtype=np.int64)
@@ -323,14 +307,5 @@ def negamax(
             best_a = a
             if v >= beta:
                 break
-    keys[slot] = key
-    data[slot, 0] = depth
-    data[slot, 2] = best
-    data[slot, 3] = best_a
-    if best >= beta:
-        data[slot, 1] = BOUND_LOWER
-    elif best <= alpha0:
-        data[slot, 1] = BOUND_UPPER
-    else:
-        data[slot, 1] = BOUND_EXACT
+    store(ukey, U0, slot, depth, best, best_a, alpha0, beta, keys, data)
     return best

@@ -1,15 +1,14 @@
 # mypy: disable-error-code="no-any-return,return-value,assignment"
-"""Private numba kernels over Othello bitboards, tuned for search (not a rules module).
+"""Private numba kernels over Othello bitboards for the searches: board geometry, scores and
+evaluation features, a random move (not a rules module).
 
 A position is two ``uint64`` words: ``p`` (the discs of the player to move) and ``o`` (the
 opponent's). Square ``sq = row * 8 + col`` (``a1`` = 0, top-left; ``h8`` = 63) is bit ``sq``.
-These kernels are the search's own tight versions (move generation by shifts, flips by rays,
-parity, evaluation features, a random playout); the rules themselves live in
-:mod:`imago.games.othello`, which tests compare against.
+Moves and flips are the rules' own (:mod:`imago.games.othello.bitboard`).
 
 Smaller boards (6x6, 4x4) sit in the top-left corner, as in :mod:`imago.games.othello.bitboard`.
 Kernels take the board ``size`` and read what they need to know of the board from
-:data:`GEOMETRY`: the mask of its squares (AND it with :func:`legal_moves` and with the empty
+:data:`GEOMETRY`: the mask of its squares (AND it with the legal moves and with the empty
 squares), its corners, the squares next to the corners, the four parity quadrants, its number
 of squares. Flips need no mask: a run of opponent discs never leaves the board.
 """
@@ -20,9 +19,8 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
-# The rules' bit tricks (LLVM ctpop / cttz intrinsics), re-exported for the search kernels.
-from imago.games.othello._kernels import lowest_square as lowest_square
-from imago.games.othello._kernels import popcount as popcount
+from imago.core.rng import next_u64
+from imago.games.othello.bitboard import lowest_square, popcount
 
 U0 = np.uint64(0)
 U1 = np.uint64(1)
@@ -96,146 +94,9 @@ def geometry(size: int) -> npt.NDArray[np.uint64]:
 
 
 @numba.njit(cache=True, inline="always")
-def board_mask(size: int) -> np.uint64:
-    """The squares of a ``size`` board."""
-    return GEOMETRY[size, G_MASK]
-
-
-@numba.njit(cache=True, inline="always")
 def board_squares(size: int) -> int:
     """The number of squares of a ``size`` board (an ``int64``)."""
     return np.int64(GEOMETRY[size, G_SQUARES])
-
-
-_DIRECTIONS = ((0, 1), (1, 0), (1, 1), (1, -1), (0, -1), (-1, 0), (-1, -1), (-1, 1))
-"""The first four go up in bit index (east, south, south-east, south-west), the rest down."""
-
-
-def _rays() -> np.ndarray:
-    rays = np.zeros((8, 64), dtype=np.uint64)
-    for d, (dr, dc) in enumerate(_DIRECTIONS):
-        for sq in range(64):
-            r, c, bits = sq // 8 + dr, sq % 8 + dc, 0
-            while 0 <= r < 8 and 0 <= c < 8:
-                bits |= 1 << (r * 8 + c)
-                r, c = r + dr, c + dc
-            rays[d, sq] = bits
-    return rays
-
-
-RAYS = _rays()
-
-
-def _neighbours() -> np.ndarray:
-    table = np.zeros(64, dtype=np.uint64)
-    for sq in range(64):
-        bits = 0
-        for dr, dc in _DIRECTIONS:
-            r, c = sq // 8 + dr, sq % 8 + dc
-            if 0 <= r < 8 and 0 <= c < 8:
-                bits |= 1 << (r * 8 + c)
-        table[sq] = bits
-    return table
-
-
-NEIGHBOURS = _neighbours()
-
-
-@numba.njit(cache=True, inline="always")
-def _high_bit(x: np.uint64) -> np.uint64:
-    x |= x >> _S1
-    x |= x >> np.uint64(2)
-    x |= x >> np.uint64(4)
-    x |= x >> _S8
-    x |= x >> np.uint64(16)
-    x |= x >> np.uint64(32)
-    return x & ~(x >> _S1)
-
-
-@numba.njit(cache=True)
-def legal_moves(p: np.uint64, o: np.uint64) -> np.uint64:
-    """The squares where the player to move may play (Kogge-Stone style shifts)."""
-    empty = ~(p | o)
-    oh = o & _NOT_EDGE_COLS
-    moves = U0
-    t = oh & (p << _S1)
-    t |= oh & (t << _S1)
-    t |= oh & (t << _S1)
-    t |= oh & (t << _S1)
-    t |= oh & (t << _S1)
-    t |= oh & (t << _S1)
-    moves |= t << _S1
-    t = oh & (p >> _S1)
-    t |= oh & (t >> _S1)
-    t |= oh & (t >> _S1)
-    t |= oh & (t >> _S1)
-    t |= oh & (t >> _S1)
-    t |= oh & (t >> _S1)
-    moves |= t >> _S1
-    t = o & (p << _S8)
-    t |= o & (t << _S8)
-    t |= o & (t << _S8)
-    t |= o & (t << _S8)
-    t |= o & (t << _S8)
-    t |= o & (t << _S8)
-    moves |= t << _S8
-    t = o & (p >> _S8)
-    t |= o & (t >> _S8)
-    t |= o & (t >> _S8)
-    t |= o & (t >> _S8)
-    t |= o & (t >> _S8)
-    t |= o & (t >> _S8)
-    moves |= t >> _S8
-    t = oh & (p << _S7)
-    t |= oh & (t << _S7)
-    t |= oh & (t << _S7)
-    t |= oh & (t << _S7)
-    t |= oh & (t << _S7)
-    t |= oh & (t << _S7)
-    moves |= t << _S7
-    t = oh & (p >> _S7)
-    t |= oh & (t >> _S7)
-    t |= oh & (t >> _S7)
-    t |= oh & (t >> _S7)
-    t |= oh & (t >> _S7)
-    t |= oh & (t >> _S7)
-    moves |= t >> _S7
-    t = oh & (p << _S9)
-    t |= oh & (t << _S9)
-    t |= oh & (t << _S9)
-    t |= oh & (t << _S9)
-    t |= oh & (t << _S9)
-    t |= oh & (t << _S9)
-    moves |= t << _S9
-    t = oh & (p >> _S9)
-    t |= oh & (t >> _S9)
-    t |= oh & (t >> _S9)
-    t |= oh & (t >> _S9)
-    t |= oh & (t >> _S9)
-    t |= oh & (t >> _S9)
-    moves |= t >> _S9
-    return moves & empty
-
-
-@numba.njit(cache=True)
-def flips(p: np.uint64, o: np.uint64, sq: int) -> np.uint64:
-    """The opponent discs that a disc of the player on empty square ``sq`` would flip."""
-    flipped = U0
-    notp = ~o
-    for d in range(4):
-        line = RAYS[d, sq]
-        blockers = line & notp
-        first = blockers & (U0 - blockers)
-        if first & p:
-            flipped |= (first - U1) & line
-    for d in range(4, 8):
-        line = RAYS[d, sq]
-        blockers = line & notp
-        if blockers:
-            first = _high_bit(blockers)
-            if first & p:
-                flipped |= line & ~((first << _S1) - U1)
-    return flipped
 
 
 @numba.njit(cache=True)
@@ -294,41 +155,11 @@ def edge_stable(p: np.uint64, o: np.uint64, size: int = 8) -> np.uint64:
 
 
 @numba.njit(cache=True)
-def rng_next(state: np.ndarray) -> np.uint64:
-    """xorshift64* step on ``state[0]`` (a deterministic generator the caller seeds)."""
-    x = state[0]
-    x ^= x >> np.uint64(12)
-    x ^= x << np.uint64(25)
-    x ^= x >> np.uint64(27)
-    state[0] = x
-    return x * np.uint64(0x2545F4914F6CDD1D)
-
-
-@numba.njit(cache=True)
 def random_square(bits: np.uint64, state: np.ndarray) -> int:
-    """A uniformly random set bit of a non-zero word."""
+    """A uniformly random set bit of a non-zero word (from the top 32 bits of the next output of
+    the generator :mod:`imago.core.rng` on ``state``)."""
     n = popcount(bits)
-    k = int((rng_next(state) >> np.uint64(32)) % np.uint64(n))
+    k = np.int64(next_u64(state) >> np.uint64(32)) % n
     for _ in range(k):
         bits &= bits - U1
     return lowest_square(bits)
-
-
-@numba.njit(cache=True)
-def random_playout(p: np.uint64, o: np.uint64, state: np.ndarray) -> int:
-    """Play uniformly random moves to the end; the final disc difference for ``p``'s side."""
-    sign = 1
-    passes = 0
-    while passes < 2:
-        moves = legal_moves(p, o)
-        if moves == U0:
-            passes += 1
-        else:
-            passes = 0
-            sq = random_square(moves, state)
-            f = flips(p, o, sq)
-            p |= f | (U1 << np.uint64(sq))
-            o ^= f
-        p, o = o, p
-        sign = -sign
-    return sign * final_score(p, o)

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
-from imago.agents._othello_kernels import legal_moves, popcount
+from imago.games.othello.bitboard import legal_moves, popcount
 
 STAGES = 15
 """Stage ``(discs - 4) // 4``: plies 0-3 are stage 0, ..., plies 56-59 stage 14."""

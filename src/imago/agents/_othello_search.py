@@ -15,8 +15,11 @@ disc) and order moves by that evaluation of the children near the root, by the o
 mobility one level above the leaves' parents, and by a fixed square priority just above the
 leaves.
 
+One :func:`negamax` serves both evaluations: ``patterns`` picks the pattern table (and its
+ordering) over the mask ``weights``; the unused one may be an empty array.
+
 ``stats`` is ``int64[3]``: ``[nodes, node_limit (0 = none), aborted]``. The table is
-``keys uint64[n, 2]`` (the two bitboards) and ``data int64[n, 4]``: depth, bound, value, move.
+:mod:`._table`'s, keyed by the two bitboards.
 """
 
 from __future__ import annotations
@@ -34,12 +37,10 @@ from imago.agents._othello_kernels import (
     board_squares,
     edge_stable,
     final_score,
-    flips,
-    legal_moves,
-    lowest_square,
-    popcount,
     potential_mobility,
 )
+from imago.agents._table import probe, slot_of, store, stored_move
+from imago.games.othello.bitboard import flips, legal_moves, lowest_square, popcount
 
 WIN = 1_000_000
 DISC = 1000
@@ -50,19 +51,6 @@ W_CORNERS = 66
 W_STABLE = 67
 W_DISCS = 68
 W_MIN_EMPTIES = 69
-BOUND_EXACT = 0
-BOUND_LOWER = 1
-BOUND_UPPER = 2
-_HASH1 = np.uint64(0x9E3779B97F4A7C15)
-_HASH2 = np.uint64(0xC2B2AE3D27D4EB4F)
-
-
-def new_table(bits: int = 18) -> tuple[np.ndarray, np.ndarray]:
-    """An empty table of ``2**bits`` entries."""
-    n = 1 << bits
-    data = np.zeros((n, 4), dtype=np.int64)
-    data[:, 0] = -1
-    return np.zeros((n, 2), dtype=np.uint64), data
 
 
 @numba.njit(cache=True)
@@ -113,67 +101,6 @@ def terminal_value(p: np.uint64, o: np.uint64, squares: int = 64) -> int:
     return 0
 
 
-@numba.njit(cache=True, inline="always")
-def _slot(p: np.uint64, o: np.uint64, mask: int) -> int:
-    h = p * _HASH1 ^ o * _HASH2
-    h ^= h >> np.uint64(29)
-    return np.int64(h & np.uint64(mask))
-
-
-@numba.njit(cache=True, inline="always")
-def _tt_probe(
-    p: np.uint64,
-    o: np.uint64,
-    slot: int,
-    depth: int,
-    alpha: int,
-    beta: int,
-    keys: np.ndarray,
-    data: np.ndarray,
-) -> tuple[int, bool, int]:
-    """(best move stored for this position or -1, whether the stored bound ends the search
-    here, its value)."""
-    if keys[slot, 0] != p or keys[slot, 1] != o or data[slot, 0] < 0:
-        return -1, False, 0
-    value = data[slot, 2]
-    if data[slot, 0] >= depth:
-        bound = data[slot, 1]
-        if (
-            bound == BOUND_EXACT
-            or (bound == BOUND_LOWER and value >= beta)
-            or (bound == BOUND_UPPER and value <= alpha)
-        ):
-            return data[slot, 3], True, value
-    return data[slot, 3], False, value
-
-
-@numba.njit(cache=True, inline="always")
-def _tt_store(
-    p: np.uint64,
-    o: np.uint64,
-    slot: int,
-    depth: int,
-    best: int,
-    best_sq: int,
-    alpha0: int,
-    beta: int,
-    keys: np.ndarray,
-    data: np.ndarray,
-) -> None:
-    """Store ``best`` searched to ``depth`` in the window (``alpha0``, ``beta``) at ``slot``."""
-    keys[slot, 0] = p
-    keys[slot, 1] = o
-    data[slot, 0] = depth
-    data[slot, 2] = best
-    data[slot, 3] = best_sq
-    if best >= beta:
-        data[slot, 1] = BOUND_LOWER
-    elif best <= alpha0:
-        data[slot, 1] = BOUND_UPPER
-    else:
-        data[slot, 1] = BOUND_EXACT
-
-
 @numba.njit(cache=True)
 def order_moves(
     p: np.uint64,
@@ -212,139 +139,7 @@ def order_moves(
     return count
 
 
-@numba.njit(
-    "int64(uint64, uint64, int64, int64, int64, int64, int64, int64[:, ::1], "
-    "int64, int64[::1], uint64[:, ::1], int64[:, ::1])",
-    cache=True,
-)
-def negamax(
-    p: np.uint64,
-    o: np.uint64,
-    depth: int,
-    alpha: int,
-    beta: int,
-    ply: int,
-    top_k: int,
-    weights: np.ndarray,
-    size: int,
-    stats: np.ndarray,
-    keys: np.ndarray,
-    data: np.ndarray,
-) -> int:
-    """Alpha-beta (fail-soft PVS) to ``depth``; below the root (``ply >= 1``) only the
-    ``top_k`` best-ordered moves are searched when ``top_k > 0`` (002's pruning)."""
-    stats[0] += 1
-    if stats[1] > 0 and stats[0] > stats[1]:
-        stats[2] = 1
-        return 0
-    mask = GEOMETRY[size, G_MASK]
-    moves = legal_moves(p, o) & mask
-    if moves == U0:
-        if legal_moves(o, p) & mask == U0:
-            return terminal_value(p, o, board_squares(size))
-        return -negamax(
-            o, p, depth, -beta, -alpha, ply + 1, top_k, weights, size, stats, keys, data
-        )
-    if depth <= 0:
-        return evaluate(p, o, weights, size)
-    slot = _slot(p, o, keys.shape[0] - 1)
-    tt_move, cut, value = _tt_probe(p, o, slot, depth, alpha, beta, keys, data)
-    if cut:
-        return value
-    squares = np.empty(64, dtype=np.int64)
-    count = order_moves(p, o, moves, tt_move, weights, size, squares)
-    if top_k > 0 and ply >= 1 and count > top_k:
-        count = top_k
-    alpha0 = alpha
-    best = -INF
-    best_sq = squares[0]
-    for i in range(count):
-        sq = squares[i]
-        f = flips(p, o, sq)
-        np_ = p | f | (U1 << np.uint64(sq))
-        no = o ^ f
-        a = max(alpha, best)
-        if i == 0:
-            v = -negamax(
-                no, np_, depth - 1, -beta, -a, ply + 1, top_k, weights, size, stats, keys, data
-            )
-        else:
-            v = -negamax(
-                no, np_, depth - 1, -a - 1, -a, ply + 1, top_k, weights, size, stats, keys, data
-            )
-            if a < v < beta:
-                v = -negamax(
-                    no, np_, depth - 1, -beta, -v, ply + 1, top_k, weights, size, stats, keys, data
-                )
-        if stats[2]:
-            return 0
-        if v > best:
-            best = v
-            best_sq = sq
-            if v >= beta:
-                break
-    _tt_store(p, o, slot, depth, best, best_sq, alpha0, beta, keys, data)
-    return best
-
-
-@numba.njit(cache=True)
-def search_child(
-    p: np.uint64,
-    o: np.uint64,
-    sq: int,
-    depth: int,
-    alpha: int,
-    beta: int,
-    top_k: int,
-    weights: np.ndarray,
-    size: int,
-    stats: np.ndarray,
-    keys: np.ndarray,
-    data: np.ndarray,
-) -> int:
-    """The value for ``p`` of playing ``sq`` then searching ``depth - 1`` plies."""
-    f = flips(p, o, sq)
-    np_ = p | f | (U1 << np.uint64(sq))
-    no = o ^ f
-    return -negamax(no, np_, depth - 1, -beta, -alpha, 1, top_k, weights, size, stats, keys, data)
-
-
-@numba.njit(cache=True)
-def principal_variation(
-    p: np.uint64,
-    o: np.uint64,
-    board: np.uint64,
-    keys: np.ndarray,
-    data: np.ndarray,
-    out: np.ndarray,
-) -> int:
-    """Follow the table's best moves from ``(p, o)`` on the ``board`` mask; squares (64 =
-    pass) into ``out``."""
-    n = 0
-    mask = keys.shape[0] - 1
-    while n < out.shape[0]:
-        moves = legal_moves(p, o) & board
-        if moves == U0:
-            if legal_moves(o, p) & board == U0:
-                break
-            out[n] = 64
-            n += 1
-            p, o = o, p
-            continue
-        slot = _slot(p, o, mask)
-        if not (keys[slot, 0] == p and keys[slot, 1] == o and data[slot, 0] >= 0):
-            break
-        sq = data[slot, 3]
-        if not (moves >> np.uint64(sq)) & U1:
-            break
-        out[n] = sq
-        n += 1
-        f = flips(p, o, sq)
-        p, o = o ^ f, p | f | (U1 << np.uint64(sq))
-    return n
-
-
-# -- the pattern-evaluation search -------------------------------------------------------------
+# -- the pattern evaluation's move ordering ---------------------------------------------------
 
 EVAL_ORDER_DEPTH = 3
 """Nodes with at least this depth left order their moves by the children's evaluation."""
@@ -414,11 +209,11 @@ def order_moves_patterns(
 
 
 @numba.njit(
-    "int64(uint64, uint64, int64, int64, int64, int64, int64, int32[:, ::1], int64[::1],"
-    " uint64[:, ::1], int64[:, ::1])",
+    "int64(uint64, uint64, int64, int64, int64, int64, int64, boolean, int64[:, ::1],"
+    " int32[:, ::1], int64, int64[::1], uint64[:, ::1], int64[:, ::1])",
     cache=True,
 )
-def negamax_patterns(
+def negamax(
     p: np.uint64,
     o: np.uint64,
     depth: int,
@@ -426,31 +221,43 @@ def negamax_patterns(
     beta: int,
     ply: int,
     top_k: int,
+    patterns: bool,
+    weights: np.ndarray,
     table: np.ndarray,
+    size: int,
     stats: np.ndarray,
     keys: np.ndarray,
     data: np.ndarray,
 ) -> int:
-    """:func:`negamax` with the pattern evaluation ``table`` and its move ordering."""
+    """Alpha-beta (fail-soft PVS) to ``depth`` with the pattern evaluation ``table`` (8x8) when
+    ``patterns``, else the mask ``weights`` on a ``size`` board; below the root (``ply >= 1``)
+    only the ``top_k`` best-ordered moves are searched when ``top_k > 0`` (002's pruning)."""
     stats[0] += 1
     if stats[1] > 0 and stats[0] > stats[1]:
         stats[2] = 1
         return 0
-    moves = legal_moves(p, o)
+    mask = GEOMETRY[size, G_MASK]
+    moves = legal_moves(p, o) & mask
     if moves == U0:
-        if legal_moves(o, p) == U0:
-            return terminal_value(p, o)
-        return -negamax_patterns(
-            o, p, depth, -beta, -alpha, ply + 1, top_k, table, stats, keys, data
-        )
+        if legal_moves(o, p) & mask == U0:
+            return terminal_value(p, o, board_squares(size))
+        return -negamax(
+            o, p, depth, -beta, -alpha, ply + 1, top_k, patterns, weights, table, size, stats,
+            keys, data,
+        )  # fmt: skip
     if depth <= 0:
-        return pat.evaluate(p, o, moves, table)
-    slot = _slot(p, o, keys.shape[0] - 1)
-    tt_move, cut, value = _tt_probe(p, o, slot, depth, alpha, beta, keys, data)
+        if patterns:
+            return pat.evaluate(p, o, moves, table)
+        return evaluate(p, o, weights, size)
+    slot = slot_of(p, o, keys.shape[0] - 1)
+    tt_move, cut, value = probe(p, o, slot, depth, alpha, beta, keys, data)
     if cut:
         return value
     squares = np.empty(64, dtype=np.int64)
-    count = order_moves_patterns(p, o, moves, tt_move, depth, table, squares)
+    if patterns:
+        count = order_moves_patterns(p, o, moves, tt_move, depth, table, squares)
+    else:
+        count = order_moves(p, o, moves, tt_move, weights, size, squares)
     if top_k > 0 and ply >= 1 and count > top_k:
         count = top_k
     alpha0 = alpha
@@ -463,17 +270,20 @@ def negamax_patterns(
         no = o ^ f
         a = max(alpha, best)
         if i == 0:
-            v = -negamax_patterns(
-                no, np_, depth - 1, -beta, -a, ply + 1, top_k, table, stats, keys, data
-            )
+            v = -negamax(
+                no, np_, depth - 1, -beta, -a, ply + 1, top_k, patterns, weights, table, size,
+                stats, keys, data,
+            )  # fmt: skip
         else:
-            v = -negamax_patterns(
-                no, np_, depth - 1, -a - 1, -a, ply + 1, top_k, table, stats, keys, data
-            )
+            v = -negamax(
+                no, np_, depth - 1, -a - 1, -a, ply + 1, top_k, patterns, weights, table, size,
+                stats, keys, data,
+            )  # fmt: skip
             if a < v < beta:
-                v = -negamax_patterns(
-                    no, np_, depth - 1, -beta, -v, ply + 1, top_k, table, stats, keys, data
-                )
+                v = -negamax(
+                    no, np_, depth - 1, -beta, -v, ply + 1, top_k, patterns, weights, table,
+                    size, stats, keys, data,
+                )  # fmt: skip
         if stats[2]:
             return 0
         if v > best:
@@ -481,12 +291,12 @@ def negamax_patterns(
             best_sq = sq
             if v >= beta:
                 break
-    _tt_store(p, o, slot, depth, best, best_sq, alpha0, beta, keys, data)
+    store(p, o, slot, depth, best, best_sq, alpha0, beta, keys, data)
     return best
 
 
 @numba.njit(cache=True)
-def search_child_patterns(
+def search_child(
     p: np.uint64,
     o: np.uint64,
     sq: int,
@@ -494,13 +304,51 @@ def search_child_patterns(
     alpha: int,
     beta: int,
     top_k: int,
+    patterns: bool,
+    weights: np.ndarray,
     table: np.ndarray,
+    size: int,
     stats: np.ndarray,
     keys: np.ndarray,
     data: np.ndarray,
 ) -> int:
-    """:func:`search_child` with the pattern evaluation."""
+    """The value for ``p`` of playing ``sq`` then searching ``depth - 1`` plies."""
     f = flips(p, o, sq)
     np_ = p | f | (U1 << np.uint64(sq))
     no = o ^ f
-    return -negamax_patterns(no, np_, depth - 1, -beta, -alpha, 1, top_k, table, stats, keys, data)
+    return -negamax(
+        no, np_, depth - 1, -beta, -alpha, 1, top_k, patterns, weights, table, size, stats,
+        keys, data,
+    )  # fmt: skip
+
+
+@numba.njit(cache=True)
+def principal_variation(
+    p: np.uint64,
+    o: np.uint64,
+    board: np.uint64,
+    keys: np.ndarray,
+    data: np.ndarray,
+    out: np.ndarray,
+) -> int:
+    """Follow the table's best moves from ``(p, o)`` on the ``board`` mask; squares (64 =
+    pass) into ``out``."""
+    n = 0
+    mask = keys.shape[0] - 1
+    while n < out.shape[0]:
+        moves = legal_moves(p, o) & board
+        if moves == U0:
+            if legal_moves(o, p) & board == U0:
+                break
+            out[n] = 64
+            n += 1
+            p, o = o, p
+            continue
+        sq = stored_move(p, o, slot_of(p, o, mask), keys, data)
+        if sq < 0 or not (moves >> np.uint64(sq)) & U1:
+            break
+        out[n] = sq
+        n += 1
+        f = flips(p, o, sq)
+        p, o = o ^ f, p | f | (U1 << np.uint64(sq))
+    return n

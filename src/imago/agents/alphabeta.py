@@ -35,18 +35,13 @@ legal, connected-looking moves and beats a random player; it is not a strong Go 
 
 from __future__ import annotations
 
-import functools
-import json
 import math
 import time
-from collections.abc import Sequence
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
-import numpy.typing as npt
 
 from imago.agents.base import (
     Agent,
@@ -57,11 +52,14 @@ from imago.agents.base import (
     SearchResult,
     StopFlag,
 )
+from imago.agents.othello_weights import (
+    MASK_FILES,
+    load_evaluation,
+    othello_weights_size,
+)
 from imago.agents.registry import register_agent
 from imago.core.game import GameState
 from imago.core.move import Move, Point
-
-WEIGHT_FEATURES = ("mobility", "potential_mobility", "corners", "stable", "discs", "min_empties")
 
 
 @dataclass(frozen=True)
@@ -84,197 +82,6 @@ class AlphaBetaOptions:
     ``othello_weights.json``)."""
 
 
-MASK_FILES = {
-    8: "othello_weights.json",
-    6: "othello_weights_6x6.json",
-    4: "othello_weights_4x4.json",
-}
-"""The built-in mask weights (002's phase evaluation) of each Othello board size."""
-
-
-class WeightsError(ValueError):
-    """An Othello weights file that cannot be used (wrong kind, shape, size or contents)."""
-
-
-def othello_weights_size(path: str | Path) -> int:
-    """The board size a ``.json`` mask weights file is for (its ``size``, 8 when absent)."""
-    return _read_mask_doc(path)[1]
-
-
-def _read_mask_doc(path: str | Path | None, size: int = 8) -> tuple[dict[str, Any], int, str]:
-    """The parsed document, its board size and its name, for a file or the built-in one of
-    ``size``."""
-    if path:
-        name = str(path)
-        try:
-            text = Path(path).read_text(encoding="utf-8")
-        except OSError as error:
-            raise WeightsError(f"{name}: cannot read: {error.strerror or error}") from None
-    else:
-        name = MASK_FILES[size]
-        text = (resources.files("imago.agents") / "data" / name).read_text(encoding="utf-8")
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise WeightsError(f"{name}: not JSON: {error}") from None
-    if not isinstance(doc, dict):
-        raise WeightsError(f"{name}: mask weights are a JSON object with 'phases'")
-    declared = doc.get("size", 8)
-    if declared not in MASK_FILES:
-        raise WeightsError(f"{name}: 'size' must be 4, 6 or 8, not {declared!r}")
-    return doc, int(declared), name
-
-
-def load_othello_weights(
-    path: str | Path | None = None, size: int | None = None
-) -> npt.NDArray[np.int64]:
-    """Read Othello mask weights (002's phase evaluation; the built-in file of ``size``, 8 by
-    default, when ``path`` is empty) into the ``(phases, 70)`` array the search kernels use,
-    phases sorted from the opening on. A file is for the board of its ``size`` entry (8 when
-    absent; its masks have ``size * size`` numbers, row by row); ``size`` given and different
-    is an error. Masks are laid out on bits ``row * 8 + col`` (0 off the board)."""
-    doc, declared, name = _read_mask_doc(path, size or 8)
-    if size is not None and declared != size:
-        raise WeightsError(f"{name}: weights for {declared}x{declared}, not {size}x{size} Othello")
-    phases = doc.get("phases")
-    if not isinstance(phases, list) or not phases:
-        raise WeightsError(f"{name}: Othello weights need a non-empty 'phases' list")
-    rows = []
-    squares = declared * declared
-    for phase in phases:
-        mask = phase.get("mask") if isinstance(phase, dict) else None
-        if not isinstance(mask, list) or len(mask) != squares:
-            raise WeightsError(f"{name}: each phase needs a 'mask' of {squares} numbers")
-        missing = [key for key in WEIGHT_FEATURES if key not in phase]
-        if missing:
-            label = phase.get("name", "?")
-            raise WeightsError(f"{name}: phase {label!r} lacks {', '.join(missing)}")
-        try:
-            values = [int(v) for v in mask] + [int(phase[key]) for key in WEIGHT_FEATURES]
-        except (TypeError, ValueError):
-            raise WeightsError(f"{name}: phase {phase.get('name', '?')!r}: not integers") from None
-        row = [0] * 64
-        for i, value in enumerate(values[:squares]):
-            row[i // declared * 8 + i % declared] = value
-        rows.append(row + values[squares:])
-    table = np.array(rows, dtype=np.int64)
-    return table[np.argsort(-table[:, -1], kind="stable")]
-
-
-def othello_weights_document(
-    table: npt.NDArray[np.int64],
-    size: int = 8,
-    *,
-    names: Sequence[str] = (),
-    description: str = "",
-) -> dict[str, Any]:
-    """The JSON document of mask weights (the inverse of :func:`load_othello_weights`):
-    ``table`` is ``(phases, 70)`` with the masks on bits ``row * 8 + col``; ``names`` names the
-    phases (default ``phase1``, ...)."""
-    if size not in MASK_FILES:
-        raise WeightsError(f"Othello is played on 4x4, 6x6 or 8x8 boards, not {size}x{size}")
-    if table.ndim != 2 or table.shape[1] != 64 + len(WEIGHT_FEATURES) or not len(table):
-        raise WeightsError(f"mask weights are (phases, 70), not {list(table.shape)}")
-    squares = [row * 8 + col for row in range(size) for col in range(size)]
-    phases = []
-    for index, row in enumerate(table):
-        phase: dict[str, Any] = {
-            "name": names[index] if index < len(names) else f"phase{index + 1}"
-        }
-        phase["mask"] = [int(row[sq]) for sq in squares]
-        phase.update({key: int(row[64 + k]) for k, key in enumerate(WEIGHT_FEATURES)})
-        phases.append(phase)
-    doc: dict[str, Any] = {"description": description} if description else {}
-    doc.update({"size": size, "phases": phases})
-    return doc
-
-
-def save_othello_weights(
-    path: str | Path,
-    table: npt.NDArray[np.int64],
-    size: int = 8,
-    *,
-    names: Sequence[str] = (),
-    description: str = "",
-) -> None:
-    """Write mask weights as a ``.json`` file the ``weights`` option reads (atomically)."""
-    from imago.records._io import atomic_write
-
-    doc = othello_weights_document(table, size, names=names, description=description)
-    atomic_write(path, (json.dumps(doc, indent=1) + "\n").encode("utf-8"))
-
-
-PATTERN_FORMAT = "imago-othello-patterns-1"
-"""The ``format`` entry of a pattern weights file."""
-PATTERN_FILE = "othello_patterns.npz"
-"""The built-in pattern weights (trained on WTHOR by ``imago train patterns``)."""
-
-
-def load_pattern_weights(path: str | Path | None = None) -> npt.NDArray[np.int32]:
-    """Read an Othello pattern weights file (``.npz``; the built-in one when ``path`` is
-    empty) into the ``int32[stages, table]`` array the search kernels use.
-
-    The file holds, per pattern of :mod:`imago.agents._othello_patterns`, its tied table
-    ``w_<name>`` (``int16[stages, classes]``, hundredths of a disc) and the ``mobility``
-    tables; they are expanded here to one full table per stage.
-    """
-    from imago.agents import _othello_patterns as pat
-
-    source: Any = Path(path) if path else resources.files("imago.agents") / "data" / PATTERN_FILE
-    name = str(path) if path else PATTERN_FILE
-    try:
-        with source.open("rb") as stream, np.load(stream, allow_pickle=False) as data:
-            arrays = {key: data[key] for key in data.files}
-    except (OSError, ValueError, EOFError) as error:
-        raise WeightsError(f"{name}: not a pattern weights file (.npz): {error}") from None
-    if "format" not in arrays or str(arrays["format"]) != PATTERN_FORMAT:
-        raise WeightsError(f"{name}: not an imago pattern weights file ({PATTERN_FORMAT})")
-    compact_of, starts = pat.tie_tables()
-    parts = []
-    for k, key in enumerate([f"w_{p.name}" for p in pat.PATTERNS] + ["mobility"]):
-        want = (pat.STAGES, int(starts[k + 1] - starts[k]))
-        table = arrays.get(key)
-        if table is None:
-            raise WeightsError(f"{name}: lacks the table {key!r}")
-        if table.shape != want or table.dtype.kind not in "iu":
-            raise WeightsError(
-                f"{name}: table {key!r} is {table.dtype}{list(table.shape)}, "
-                f"expected integers of shape {list(want)}"
-            )
-        parts.append(table.astype(np.int32))
-    compact = np.concatenate(parts, axis=1)
-    return np.ascontiguousarray(compact[:, compact_of])
-
-
-@functools.cache
-def _builtin_patterns() -> npt.NDArray[np.int32]:
-    """The built-in pattern table, read once per process (the search only reads it)."""
-    return load_pattern_weights()
-
-
-def load_evaluation(path: str | Path | None = None, size: int = 8) -> tuple[str, np.ndarray]:
-    """``("patterns", table)`` or ``("mask", weights)``: the evaluation a ``weights`` option
-    names for a ``size`` board (``.npz``: a pattern file, 8x8 only; ``.json``: mask weights of
-    that size; empty: the built-in patterns on 8x8, the built-in mask weights on 6x6 and 4x4;
-    ``mask``: the built-in mask weights)."""
-    if size not in MASK_FILES:
-        raise WeightsError(f"Othello is played on 4x4, 6x6 or 8x8 boards, not {size}x{size}")
-    if not path:
-        if size == 8:
-            return "patterns", _builtin_patterns()
-        return "mask", load_othello_weights(size=size)
-    if str(path) == "mask":
-        return "mask", load_othello_weights(size=size)
-    suffix = Path(path).suffix.lower()
-    if suffix == ".npz":
-        if size != 8:
-            raise WeightsError(f"{path}: pattern weights are for 8x8 Othello, not {size}x{size}")
-        return "patterns", load_pattern_weights(path)
-    if suffix == ".json":
-        return "mask", load_othello_weights(path, size)
-    raise WeightsError(f"{path}: Othello weights are a .npz pattern file or a .json mask file")
-
-
 class _Backend(Protocol):
     """One game's root: its moves, and a search of one root move to a depth."""
 
@@ -289,37 +96,33 @@ class _Backend(Protocol):
 
 class _OthelloBackend:
     def __init__(self, state: GameState, agent: AlphaBetaAgent) -> None:
-        from imago.agents import _othello_kernels as bb
         from imago.agents import _othello_search as k
-        from imago.agents.endgame import state_bitboards
+        from imago.games.othello import OthelloState
+        from imago.games.othello import bitboard as bb
 
+        if not isinstance(state, OthelloState):
+            raise ValueError(f"not an Othello position: {type(state).__name__}")
         self._k = k
         self._bb = bb
-        player, opponent = state_bitboards(state)
-        self.p, self.o = np.uint64(player), np.uint64(opponent)
+        self.p, self.o = state.bitboards()
         self.size = state.size
-        self.board_mask = bb.geometry(state.size)[bb.G_MASK]
+        self.board_mask = np.uint64(bb.board_mask(state.size))
         legal = int(bb.legal_moves(self.p, self.o)) & int(self.board_mask)
         self.squares = [sq for sq in range(64) if legal >> sq & 1]
         self.moves = [Move.play(Point(sq // 8, sq % 8)) for sq in self.squares]
-        self.kind, self.weights = agent.othello_evaluation_for(state.size)
+        kind, evaluation = agent.othello_evaluation_for(state.size)
+        self.patterns = kind == "patterns"
+        self.weights = np.zeros((0, 70), dtype=np.int64) if self.patterns else evaluation
+        self.table = evaluation if self.patterns else np.zeros((0, 0), dtype=np.int32)
         self.top_k = agent.options.top_k
         self.keys, self.data = agent.othello_table()
         self.keeps_partial = True
 
     def search(self, index: int, depth: int, alpha: int, beta: int, stats: np.ndarray) -> int:
-        sq = self.squares[index]
-        if self.kind == "patterns":
-            return int(
-                self._k.search_child_patterns(
-                    self.p, self.o, sq, depth, alpha, beta, self.top_k, self.weights,
-                    stats, self.keys, self.data,
-                )
-            )  # fmt: skip
         return int(
             self._k.search_child(
-                self.p, self.o, sq, depth, alpha, beta, self.top_k, self.weights, self.size,
-                stats, self.keys, self.data,
+                self.p, self.o, self.squares[index], depth, alpha, beta, self.top_k,
+                self.patterns, self.weights, self.table, self.size, stats, self.keys, self.data,
             )
         )  # fmt: skip
 
@@ -448,11 +251,6 @@ class AlphaBetaAgent(Agent):
         self._nps = 200_000.0
         self._spent: list[int] = []
 
-    @property
-    def othello_evaluation(self) -> tuple[str, np.ndarray]:
-        """The 8x8 Othello evaluation: ``("patterns", table)`` or ``("mask", weights)``."""
-        return self.othello_evaluation_for(8)
-
     def othello_evaluation_for(self, size: int) -> tuple[str, np.ndarray]:
         """The Othello evaluation on a ``size`` board (the ``weights`` option's, or the
         built-in one of that size); a weights file for another size is a :class:`WeightsError`."""
@@ -463,14 +261,14 @@ class AlphaBetaAgent(Agent):
     # -- tables, kept between moves of a game --------------------------------------------------
     def othello_table(self) -> tuple[np.ndarray, np.ndarray]:
         if self._othello_table is None:
-            from imago.agents._othello_search import new_table
+            from imago.agents._table import new_table
 
             self._othello_table = new_table(self.options.table_bits)
         return self._othello_table
 
     def go_table(self) -> tuple[np.ndarray, np.ndarray]:
         if self._go_table is None:
-            from imago.agents._go_search import new_table
+            from imago.agents._table import new_table
 
             self._go_table = new_table(min(self.options.table_bits, 18))
         return self._go_table
@@ -699,11 +497,6 @@ class AlphaBetaAgent(Agent):
             seconds=time.perf_counter() - start,
             candidates=candidates,
         )
-
-
-def moves_of(result: SearchResult) -> Sequence[Move]:
-    """The candidate moves of a result, best first (a small helper for tests and tools)."""
-    return [c.move for c in result.candidates]
 
 
 @register_agent(

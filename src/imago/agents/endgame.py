@@ -111,20 +111,6 @@ def _parse_side(side: str) -> Color:
         raise InvalidMoveError(f"side to move must be X or O, not {side!r}") from None
 
 
-def state_bitboards(state: GameState) -> tuple[int, int]:
-    """``(player, opponent)`` bitboards of an Othello state (from its board array): bit
-    ``row * 8 + col``, a 6x6 or 4x4 board in the top-left corner."""
-    if state.game != "othello" or state.size not in SIZES:
-        raise ValueError("the endgame solver needs an 8x8, 6x6 or 4x4 Othello position")
-    size = state.size
-    board = state.board()
-    rows, cols = np.indices((size, size))
-    weights = np.left_shift(np.uint64(1), (rows * 8 + cols).astype(np.uint64))
-    black = int(np.bitwise_or.reduce(weights[board == int(Color.BLACK)], initial=np.uint64(0)))
-    white = int(np.bitwise_or.reduce(weights[board == int(Color.WHITE)], initial=np.uint64(0)))
-    return (black, white) if state.to_play is Color.BLACK else (white, black)
-
-
 def square_move(sq: int) -> Move:
     """The move on bit ``sq`` (``row * 8 + col``)."""
     return Move.play(Point(sq // 8, sq % 8))
@@ -135,14 +121,14 @@ class EndgameSolver:
 
     ``table_bits`` sets the table size (``2**table_bits`` entries of 20 bytes). ``patterns``
     is the pattern evaluation table (``int32[stages, table]``, see
-    :func:`imago.agents.alphabeta.load_pattern_weights`; the built-in weights when omitted):
+    :func:`imago.agents.othello_weights.load_pattern_weights`; the built-in weights when omitted):
     it gives the root's first guess and orders moves far from the end.
     """
 
     def __init__(self, table_bits: int = 21, patterns: np.ndarray | None = None) -> None:
         from imago.agents import _endgame_kernels as kernels
         from imago.agents._othello_patterns import STAGES, TABLE_SIZE
-        from imago.agents.alphabeta import load_evaluation
+        from imago.agents.othello_weights import load_evaluation
 
         self._kernels = kernels
         table = load_evaluation()[1] if patterns is None else patterns
@@ -172,15 +158,19 @@ class EndgameSolver:
         self, state: GameState, *, exact_all: bool = False, node_limit: int | None = None
     ) -> EndgameResult:
         """Solve an Othello :class:`GameState` (8x8, 6x6 or 4x4) for the side to move."""
-        player, opponent = state_bitboards(state)
+        from imago.games.othello import OthelloState
+
+        if not isinstance(state, OthelloState) or state.size not in SIZES:
+            raise ValueError("the endgame solver needs an 8x8, 6x6 or 4x4 Othello position")
+        player, opponent = state.bitboards()
         return self.solve(
             player, opponent, size=state.size, exact_all=exact_all, node_limit=node_limit
         )
 
     def solve(
         self,
-        player: int,
-        opponent: int,
+        player: int | np.uint64,
+        opponent: int | np.uint64,
         *,
         size: int = 8,
         exact_all: bool = False,
@@ -194,11 +184,13 @@ class EndgameSolver:
         (an estimate of the score: the closer, the fewer nodes; any value gives the exact
         score; by default a shallow search with the pattern evaluation on 8x8, 0 on smaller
         boards)."""
-        from imago.agents import _othello_kernels as bb
+        from imago.agents._othello_kernels import final_score
+        from imago.games.othello import bitboard as bb
 
+        player, opponent = int(player), int(opponent)
         if size not in SIZES:
             raise ValueError(f"the solver plays on {', '.join(map(str, SIZES))} boards, not {size}")
-        board = int(bb.geometry(size)[bb.G_MASK])
+        board = int(bb.board_mask(size))
         if player & opponent:
             raise ValueError("a square cannot hold both colours")
         if (player | opponent) & ~board:
@@ -209,11 +201,11 @@ class EndgameSolver:
         start = time.perf_counter()
         moves = int(bb.legal_moves(p, o)) & board
         if moves == 0:
-            score = -k.solve(
+            score = -k.solve_deep(
                 o, p, -64, 64, size, stats, self._keys, self._data, self._scratch, self._patterns
             )
             if int(bb.legal_moves(o, p)) & board == 0:
-                score = int(bb.final_score(p, o, size * size))
+                score = int(final_score(p, o, size * size))
             self._check(stats)
             return EndgameResult(
                 int(score), Move.PASS, (), exact_all, int(stats[0]), time.perf_counter() - start
@@ -268,7 +260,7 @@ class EndgameSolver:
     ) -> np.ndarray:
         """Order root moves fastest first (fewest replies for the opponent on the ``board``
         mask); the root probes then move each probe's best move to the front."""
-        from imago.agents import _othello_kernels as bb
+        from imago.games.othello import bitboard as bb
 
         keys = []
         for sq in squares:

@@ -12,7 +12,7 @@ descent on the squared error in numba (one weight update per position, shuffled 
 learning rate decaying per epoch); games from ``validate_from`` on are held out and only
 measured.
 
-The result is an ``.npz`` file (see :func:`save_weights`) that ``imago.agents.alphabeta``
+The result is an ``.npz`` file (see :func:`save_weights`) that ``imago.agents.othello_weights``
 loads; it is written atomically after every epoch, so an interrupted run leaves the last
 finished epoch and ``resume`` continues from it.
 """
@@ -30,11 +30,12 @@ import numba
 import numpy as np
 
 from imago.agents import _othello_patterns as pat
-from imago.agents._othello_kernels import U1, flips, legal_moves, popcount
-from imago.agents.alphabeta import PATTERN_FORMAT, load_pattern_weights
+from imago.agents.othello_weights import PATTERN_FORMAT, load_pattern_weights
+from imago.games.othello.bitboard import flips, legal_moves, popcount
 from imago.records._io import atomic_write
 from imago.records.wthor import read_wtb
 
+_U1 = np.uint64(1)
 THEORY_EMPTIES = 24
 """WTHOR's theoretical score is perfect play from the position with 24 empty squares (games
 that end earlier have none)."""
@@ -126,13 +127,13 @@ def _replay(
     good = 0
     for g in range(squares.shape[0]):
         start = n
-        p = (U1 << np.uint64(28)) | (U1 << np.uint64(35))  # Black: d5, e4
-        o = (U1 << np.uint64(27)) | (U1 << np.uint64(36))  # White: d4, e5
+        p = (_U1 << np.uint64(28)) | (_U1 << np.uint64(35))  # Black: d5, e4
+        o = (_U1 << np.uint64(27)) | (_U1 << np.uint64(36))  # White: d4, e5
         black = True
         ok = True
         for k in range(lengths[g]):
             sq = squares[g, k]
-            bit = U1 << np.uint64(sq)
+            bit = _U1 << np.uint64(sq)
             if not legal_moves(p, o) & bit:
                 p, o = o, p
                 black = not black

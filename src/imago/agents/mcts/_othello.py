@@ -16,9 +16,10 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from imago.agents._othello_kernels import flips, legal_moves, random_square
+from imago.agents._othello_kernels import random_square
 from imago.agents.mcts import _tree as kt
 from imago.games.othello.batch import disc_difference, legal_into, square_of, write_board
+from imago.games.othello.bitboard import flips, legal_moves
 
 U0 = np.uint64(0)
 U1 = np.uint64(1)

@@ -11,7 +11,7 @@ player's true eyes nor leaves a group of two stones or more in atari (so a seki 
 pass when none is left. Moves on ``frozen`` points (the certain territories) are never played.
 
 State arrays are those of :mod:`imago.games.go._kernels`, read through its accessors; the random
-generator is a 1-element xorshift64* state.
+generator is :mod:`imago.core.rng` on a 1-element state.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from imago.core.rng import rand_below
 from imago.games.go._kernels import (
     BLACK,
     EMPTY,
@@ -29,7 +30,6 @@ from imago.games.go._kernels import (
     F_TO_PLAY,
     OK,
     _neighbors,
-    _rand,
     atari_liberty,
     check,
     empty_at,
@@ -40,9 +40,6 @@ from imago.games.go._kernels import (
     next_stone,
     play,
 )
-
-rand_below = _rand
-"""A uniform integer in ``[0, n)`` from the xorshift64* state ``rng[0]`` (the rules' own)."""
 
 
 @njit(cache=True)

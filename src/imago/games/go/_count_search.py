@@ -6,7 +6,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from imago.games.go._count_playouts import policy_playout, rand_below
+from imago.core.rng import rand_below
+from imago.games.go._count_playouts import policy_playout
 from imago.games.go._kernels import (
     EMPTY,
     F_KO,

@@ -29,6 +29,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from imago.core.rng import rand_below
+
 EMPTY = 0
 BLACK = 1
 WHITE = 2
@@ -929,18 +931,6 @@ def area_score(s: np.ndarray, size: int) -> tuple[int, int]:
     return b, w
 
 
-@njit(cache=True, inline="always")
-def _rand(rng: np.ndarray, n: int) -> int:
-    """A uniform integer in ``[0, n)`` from the xorshift64* state ``rng[0]``."""
-    x = rng[0]
-    x ^= (x >> 12) & 0x000FFFFFFFFFFFFF
-    x ^= x << 25
-    x ^= (x >> 27) & 0x0000001FFFFFFFFF
-    rng[0] = x
-    y = (x * 0x2545F4914F6CDD1D) >> 33
-    return (y & 0x7FFFFFFF) % n
-
-
 @njit(cache=True)
 def random_move(
     s: np.ndarray, size: int, color: int, suicide_allowed: bool, rng: np.ndarray
@@ -953,7 +943,7 @@ def random_move(
     buf = np.empty(n, dtype=np.int64)
     _copy(buf, 0, s, 8 * nn, n)
     while n > 0:
-        i = _rand(rng, n)
+        i = rand_below(rng, n)
         p = buf[i]
         if check(s, size, p, color, suicide_allowed) == OK and not is_true_eye(s, size, p, color):
             return p
@@ -978,7 +968,7 @@ def playout(
         _copy(buf, 0, s, 8 * nn, n)
         action = nn
         while n > 0:
-            i = _rand(rng, n)
+            i = rand_below(rng, n)
             p = buf[i]
             r = p // size
             c = p - r * size

@@ -3,14 +3,17 @@
 Layout: bit ``sq = row * 8 + col`` (row 0 at the top, col 0 on the left), for every board size;
 a smaller board (6x6, 4x4) lives in the top-left corner and ``mask`` (see :func:`board_mask`)
 keeps moves on it. The kernels work on ``(p, o)``: the discs of the player to move and of the
-opponent. Directions are shifts: east ``<< 1``, south ``<< 8``, south-east ``<< 9``,
-south-west ``<< 7`` and their right-shift opposites; masking the opponent with the inner
-columns stops horizontal and diagonal runs from wrapping round the board edge.
+opponent. Legal moves follow directions as shifts: east ``<< 1``, south ``<< 8``, south-east
+``<< 9``, south-west ``<< 7`` and their right-shift opposites; masking the opponent with the
+inner columns stops horizontal and diagonal runs from wrapping round the board edge. Flips
+follow rays from a table (:data:`RAYS`). These are the only move generator of imago: the
+searches and solvers use them through :mod:`.bitboard`.
 
 Kernels return status codes; the public classes turn them into typed errors.
 
 Numba's on-disk cache checks only the file of each cached function: after editing this module,
-delete ``__pycache__/*.nbi`` / ``*.nbc`` of this package, or :mod:`.bitboard` keeps old code.
+delete ``__pycache__/*.nbi`` / ``*.nbc`` of this package and of the agents' kernels, or
+the kernels that call this one keep old code.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from __future__ import annotations
 from typing import Any, TypeAlias
 
 import numpy as np
+import numpy.typing as npt
 from llvmlite import ir  # type: ignore[import-untyped]
 from numba import njit, types
 from numba.extending import intrinsic
@@ -113,42 +117,59 @@ def legal(p: Bits, o: Bits) -> Bits:
     return moves & ~(p | o)
 
 
-@njit(cache=True, inline="always")
-def _flips_left(x: Bits, p: Bits, m: Bits, s: Bits) -> Bits:
-    t = (x << s) & m
-    t |= (t << s) & m
-    t |= (t << s) & m
-    t |= (t << s) & m
-    t |= (t << s) & m
-    t |= (t << s) & m
-    if (t << s) & p:
-        return t
-    return ZERO
+_DIRECTIONS = ((0, 1), (1, 0), (1, 1), (1, -1), (0, -1), (-1, 0), (-1, -1), (-1, 1))
+"""The first four go up in bit index (east, south, south-east, south-west), the rest down."""
+
+
+def _rays() -> npt.NDArray[np.uint64]:
+    rays = np.zeros((8, 64), dtype=np.uint64)
+    for d, (dr, dc) in enumerate(_DIRECTIONS):
+        for sq in range(64):
+            r, c, bits = sq // 8 + dr, sq % 8 + dc, 0
+            while 0 <= r < 8 and 0 <= c < 8:
+                bits |= 1 << (r * 8 + c)
+                r, c = r + dr, c + dc
+            rays[d, sq] = bits
+    return rays
+
+
+RAYS = _rays()
+"""``RAYS[d, sq]``: the squares from ``sq`` (excluded) to the board's edge in direction ``d``."""
 
 
 @njit(cache=True, inline="always")
-def _flips_right(x: Bits, p: Bits, m: Bits, s: Bits) -> Bits:
-    t = (x >> s) & m
-    t |= (t >> s) & m
-    t |= (t >> s) & m
-    t |= (t >> s) & m
-    t |= (t >> s) & m
-    t |= (t >> s) & m
-    if (t >> s) & p:
-        return t
-    return ZERO
+def _high_bit(x: Bits) -> Bits:
+    x |= x >> S1
+    x |= x >> S2
+    x |= x >> np.uint64(4)
+    x |= x >> S8
+    x |= x >> S16
+    x |= x >> np.uint64(32)
+    return x & ~(x >> S1)
 
 
 @njit(cache=True)
 def flips(p: Bits, o: Bits, sq: int) -> Bits:
-    """The opponent discs that a disc of ``p`` on empty square ``sq`` flips (0: none)."""
-    x = ONE << np.uint64(sq)
-    mo = o & INNER_COLS
-    f = _flips_left(x, p, mo, S1) | _flips_right(x, p, mo, S1)
-    f |= _flips_left(x, p, o, S8) | _flips_right(x, p, o, S8)
-    f |= _flips_left(x, p, mo, S7) | _flips_right(x, p, mo, S7)
-    f |= _flips_left(x, p, mo, S9) | _flips_right(x, p, mo, S9)
-    return f
+    """The opponent discs that a disc of ``p`` on empty square ``sq`` flips (0: none).
+
+    Along each ray from ``sq``, the first square that is not the opponent's closes a run of
+    flips when it is the player's (a table of rays: faster here than shifts)."""
+    flipped = ZERO
+    not_o = ~o
+    for d in range(4):  # up in bit index: the nearest blocker is the lowest bit
+        line = RAYS[d, sq]
+        blockers = line & not_o
+        first = blockers & (ZERO - blockers)
+        if first & p:
+            flipped |= (first - ONE) & line
+    for d in range(4, 8):  # down: the highest bit
+        line = RAYS[d, sq]
+        blockers = line & not_o
+        if blockers:
+            first = _high_bit(blockers)
+            if first & p:
+                flipped |= line & ~((first << S1) - ONE)
+    return flipped
 
 
 # -- whole moves, as the public state uses them ------------------------------------------------
