@@ -315,6 +315,54 @@ def test_batched_path_with_another_evaluator(rule: object, game: str) -> None:
     assert (tree.ef[: tree.edges_used, kt.E_N] >= 0).all()  # virtual loss fully removed
 
 
+class _FavouringEvaluator:
+    """Even values everywhere and priors that put ``weight`` on one action wherever it is legal
+    (the rest spread over the other legal moves): only the priors can steer the search."""
+
+    history = 1
+    needs_states = False
+
+    def __init__(self, action: int, weight: float) -> None:
+        self.action = action
+        self.weight = weight
+
+    def evaluate(self, leaves: LeafBatch, count: int) -> Evaluation:
+        legal = leaves.legal[:count].astype(np.float64)
+        favoured = legal[:, self.action] > 0
+        others = legal.copy()
+        others[:, self.action] = 0
+        others /= np.maximum(others.sum(axis=1, keepdims=True), 1.0)
+        priors = others * np.where(favoured, 1.0 - self.weight, 1.0)[:, None]
+        priors[:, self.action] = np.where(favoured, self.weight, 0.0)
+        return Evaluation(np.full(count, 0.5), priors)
+
+
+@pytest.mark.parametrize("rule", [PUCT(), Gumbel()], ids=type)
+def test_network_priors_change_the_visit_counts(rule: object) -> None:
+    state = make("othello")
+    favoured = Move.from_algebraic("c4").to_action(8)
+
+    def root_visits(weight: float) -> dict[int, float]:
+        config = MCTSConfig()
+        game_view = search_game(state, config, seed=1)
+        evaluator = _FavouringEvaluator(favoured, weight)
+        search = MCTS(config, rule, evaluator, np.random.default_rng(1), per_root=1)  # type: ignore[arg-type]
+        tree = search.new_tree(game_view)
+        search.begin(tree, game_view, 200)
+        search.run(game_view, tree, 200)
+        edges = tree.edges(tree.root)
+        actions, visits = tree.ei[edges, kt.E_ACTION].tolist(), tree.ef[edges, kt.E_N].tolist()
+        return dict(zip(actions, visits, strict=True))
+
+    steered, shunned = root_visits(0.9), root_visits(0.01)
+    assert steered[favoured] == max(steered.values()) > shunned[favoured] == min(shunned.values())
+    if isinstance(rule, PUCT):  # Gumbel's sequential halving visits 75/75/25/25 whatever wins
+        even = root_visits(0.25)  # four legal moves: the uniform prior
+        assert max(even.values()) - min(even.values()) <= 0.1 * sum(even.values())
+        assert steered[favoured] > 0.6 * sum(steered.values())
+        assert shunned[favoured] < 0.1 * sum(shunned.values())
+
+
 def test_options_validation() -> None:
     with pytest.raises(ValueError):
         MCTSAgent(MCTSOptions(playouts=0), np.random.default_rng())
