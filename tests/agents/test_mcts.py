@@ -240,30 +240,22 @@ def test_selection_rules_on_arrays() -> None:
     assert gumbel.shape == (3,) and np.all(gumbel < 1)
 
 
-def _kernel_choice(rule: object, stats: ChildStats, value: float | None, config: MCTSConfig) -> int:
-    """The edge ``select_edge`` picks for a node with these children's statistics."""
+def _kernel_node(
+    stats: ChildStats, value: float | None, config: MCTSConfig
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """One node with these children's statistics, as the kernels store it, and its knobs."""
     k = len(stats.n)
     ni = np.array([[0, k, 1, kt.EVALUATED if value is not None else 0]], dtype=np.int64)
     nf = np.array([[stats.n.sum() + 1, np.nan if value is None else value]])
     ef = np.stack([stats.n, stats.w, stats.amaf_n, stats.amaf_w, stats.prior], axis=1)
     config = MCTSConfig(**{**{f: getattr(config, f) for f in ("c", "rave_k", "fpu_reduction")}})
-    return int(
-        kt.select_edge(
-            0,
-            ni,
-            nf,
-            ef,
-            rule.kernel_id,
-            config.knobs(),
-            np.empty(0),
-            np.zeros(k),  # type: ignore[attr-defined]
-            False,
-        )
-    )
+    return ni, nf, ef, config.knobs()
 
 
 @pytest.mark.parametrize("rule", [UCT(), RaveUCT(), PUCT(), Gumbel()], ids=type)
-def test_the_kernel_picks_the_child_the_formula_scores_highest(rule: object) -> None:
+def test_the_kernel_scores_every_child_as_the_formula_does(rule: object) -> None:
+    # the whole score vector, not only its best child: every edge's score must agree, and the
+    # kernel's choice is the first edge with the highest
     rng = np.random.default_rng(7)
     config = MCTSConfig(c=0.8, rave_k=300.0)
     for _ in range(300):
@@ -275,9 +267,23 @@ def test_the_kernel_picks_the_child_the_formula_scores_highest(rule: object) -> 
         prior = rng.dirichlet(np.ones(k))
         stats = ChildStats(n, w, an, aw, prior)
         value = None if isinstance(rule, UCT | RaveUCT) else float(rng.random())
-        scores = rule.scores(stats, n.sum() + 1, config, value)  # type: ignore[attr-defined]
-        chosen = _kernel_choice(rule, stats, value, config)
-        assert scores[chosen] == pytest.approx(scores.max(), abs=1e-9), (stats, chosen)
+        expected = rule.scores(stats, n.sum() + 1, config, value)  # type: ignore[attr-defined]
+        ni, nf, ef, knobs = _kernel_node(stats, value, config)
+        scores = np.full(k, np.nan)
+        kt.edge_scores(0, ni, nf, ef, rule.kernel_id, knobs, np.empty(0), scores)  # type: ignore[attr-defined]
+        np.testing.assert_allclose(scores, expected, rtol=1e-9, atol=1e-12)
+        chosen = kt.select_edge(
+            0,
+            ni,
+            nf,
+            ef,
+            rule.kernel_id,
+            knobs,
+            np.empty(0),
+            np.zeros(k),
+            False,  # type: ignore[attr-defined]
+        )
+        assert chosen == int(np.argmax(expected)), (stats, chosen)
 
 
 class _CountingEvaluator:
