@@ -240,30 +240,22 @@ def test_selection_rules_on_arrays() -> None:
     assert gumbel.shape == (3,) and np.all(gumbel < 1)
 
 
-def _kernel_choice(rule: object, stats: ChildStats, value: float | None, config: MCTSConfig) -> int:
-    """The edge ``select_edge`` picks for a node with these children's statistics."""
+def _kernel_node(
+    stats: ChildStats, value: float | None, config: MCTSConfig
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """One node with these children's statistics, as the kernels store it, and its knobs."""
     k = len(stats.n)
     ni = np.array([[0, k, 1, kt.EVALUATED if value is not None else 0]], dtype=np.int64)
     nf = np.array([[stats.n.sum() + 1, np.nan if value is None else value]])
     ef = np.stack([stats.n, stats.w, stats.amaf_n, stats.amaf_w, stats.prior], axis=1)
     config = MCTSConfig(**{**{f: getattr(config, f) for f in ("c", "rave_k", "fpu_reduction")}})
-    return int(
-        kt.select_edge(
-            0,
-            ni,
-            nf,
-            ef,
-            rule.kernel_id,
-            config.knobs(),
-            np.empty(0),
-            np.zeros(k),  # type: ignore[attr-defined]
-            False,
-        )
-    )
+    return ni, nf, ef, config.knobs()
 
 
 @pytest.mark.parametrize("rule", [UCT(), RaveUCT(), PUCT(), Gumbel()], ids=type)
-def test_the_kernel_picks_the_child_the_formula_scores_highest(rule: object) -> None:
+def test_the_kernel_scores_every_child_as_the_formula_does(rule: object) -> None:
+    # the whole score vector, not only its best child: every edge's score must agree, and the
+    # kernel's choice is the first edge with the highest
     rng = np.random.default_rng(7)
     config = MCTSConfig(c=0.8, rave_k=300.0)
     for _ in range(300):
@@ -275,9 +267,23 @@ def test_the_kernel_picks_the_child_the_formula_scores_highest(rule: object) -> 
         prior = rng.dirichlet(np.ones(k))
         stats = ChildStats(n, w, an, aw, prior)
         value = None if isinstance(rule, UCT | RaveUCT) else float(rng.random())
-        scores = rule.scores(stats, n.sum() + 1, config, value)  # type: ignore[attr-defined]
-        chosen = _kernel_choice(rule, stats, value, config)
-        assert scores[chosen] == pytest.approx(scores.max(), abs=1e-9), (stats, chosen)
+        expected = rule.scores(stats, n.sum() + 1, config, value)  # type: ignore[attr-defined]
+        ni, nf, ef, knobs = _kernel_node(stats, value, config)
+        scores = np.full(k, np.nan)
+        kt.edge_scores(0, ni, nf, ef, rule.kernel_id, knobs, np.empty(0), scores)  # type: ignore[attr-defined]
+        np.testing.assert_allclose(scores, expected, rtol=1e-9, atol=1e-12)
+        chosen = kt.select_edge(
+            0,
+            ni,
+            nf,
+            ef,
+            rule.kernel_id,
+            knobs,
+            np.empty(0),
+            np.zeros(k),
+            False,  # type: ignore[attr-defined]
+        )
+        assert chosen == int(np.argmax(expected)), (stats, chosen)
 
 
 class _CountingEvaluator:
@@ -313,6 +319,54 @@ def test_batched_path_with_another_evaluator(rule: object, game: str) -> None:
     assert evaluator.leaves >= 150 and evaluator.calls < evaluator.leaves  # batched
     assert not (tree.ni[: tree.nodes_used, kt.N_FLAGS] & kt.PENDING).any()
     assert (tree.ef[: tree.edges_used, kt.E_N] >= 0).all()  # virtual loss fully removed
+
+
+class _FavouringEvaluator:
+    """Even values everywhere and priors that put ``weight`` on one action wherever it is legal
+    (the rest spread over the other legal moves): only the priors can steer the search."""
+
+    history = 1
+    needs_states = False
+
+    def __init__(self, action: int, weight: float) -> None:
+        self.action = action
+        self.weight = weight
+
+    def evaluate(self, leaves: LeafBatch, count: int) -> Evaluation:
+        legal = leaves.legal[:count].astype(np.float64)
+        favoured = legal[:, self.action] > 0
+        others = legal.copy()
+        others[:, self.action] = 0
+        others /= np.maximum(others.sum(axis=1, keepdims=True), 1.0)
+        priors = others * np.where(favoured, 1.0 - self.weight, 1.0)[:, None]
+        priors[:, self.action] = np.where(favoured, self.weight, 0.0)
+        return Evaluation(np.full(count, 0.5), priors)
+
+
+@pytest.mark.parametrize("rule", [PUCT(), Gumbel()], ids=type)
+def test_network_priors_change_the_visit_counts(rule: object) -> None:
+    state = make("othello")
+    favoured = Move.from_algebraic("c4").to_action(8)
+
+    def root_visits(weight: float) -> dict[int, float]:
+        config = MCTSConfig()
+        game_view = search_game(state, config, seed=1)
+        evaluator = _FavouringEvaluator(favoured, weight)
+        search = MCTS(config, rule, evaluator, np.random.default_rng(1), per_root=1)  # type: ignore[arg-type]
+        tree = search.new_tree(game_view)
+        search.begin(tree, game_view, 200)
+        search.run(game_view, tree, 200)
+        edges = tree.edges(tree.root)
+        actions, visits = tree.ei[edges, kt.E_ACTION].tolist(), tree.ef[edges, kt.E_N].tolist()
+        return dict(zip(actions, visits, strict=True))
+
+    steered, shunned = root_visits(0.9), root_visits(0.01)
+    assert steered[favoured] == max(steered.values()) > shunned[favoured] == min(shunned.values())
+    if isinstance(rule, PUCT):  # Gumbel's sequential halving visits 75/75/25/25 whatever wins
+        even = root_visits(0.25)  # four legal moves: the uniform prior
+        assert max(even.values()) - min(even.values()) <= 0.1 * sum(even.values())
+        assert steered[favoured] > 0.6 * sum(steered.values())
+        assert shunned[favoured] < 0.1 * sum(shunned.values())
 
 
 def test_options_validation() -> None:

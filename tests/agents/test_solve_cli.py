@@ -27,3 +27,14 @@ def test_solve_rejects_bad_boards() -> None:
     assert runner.invoke(app, ["solve", "--", "-" * 64, "Q"]).exit_code == 1
     dotted = runner.invoke(app, ["solve", "X" * 30 + "O" * 30 + "....", "O"])
     assert dotted.exit_code == 0 and "best move" in dotted.output
+
+
+def test_a_board_starting_with_a_dash_needs_no_double_dash() -> None:
+    board = "--XXXXX--OOOXX-O-OOOXXOX-OXOXOXXOXXXOXXX--XOXOXX-XXXOOO--OOOOO--"  # FFO #1
+    runner = CliRunner()
+    for board_text in (board, "-X" + board[2:]):  # read as options "--..." and "-X..."
+        result = runner.invoke(app, ["solve", board_text, "X"])
+        assert result.exit_code == 0, result.output
+        assert "best move g8" in result.output
+    result = runner.invoke(app, ["solve", "--all", board, "X"])
+    assert result.exit_code == 0 and "g8:+18" in result.output, result.output

@@ -99,3 +99,10 @@ def test_any_text_is_a_move_or_an_invalid_move_error(text: str):
         except InvalidMoveError:
             continue
         assert move.is_pass or move.is_resign or move.point is not None
+
+
+def test_moves_print_board_free_coordinates() -> None:
+    assert str(Move.from_gtp("D6", 9)) == "(3, 3)" == str(Point(3, 3))
+    assert str(Move.PASS) == "pass" and str(Move.RESIGN) == "resign"
+    assert f"{Move.from_algebraic('f5')}" == "(4, 5)"
+    assert repr(Move.from_gtp("D6", 9)) == "Move.play(Point(3, 3))"

@@ -10,6 +10,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from imago.games import make  # noqa: E402
+from imago.games.symmetry import SYMMETRIES, transform_policy  # noqa: E402
 from imago.nn.inference import Network, masked_softmax  # noqa: E402
 from imago.nn.models import (  # noqa: E402
     ModelError,
@@ -19,7 +20,6 @@ from imago.nn.models import (  # noqa: E402
     parse_arch,
 )
 from imago.nn.store import ModelSpec, load_model, save_model  # noqa: E402
-from imago.nn.symmetry import SYMMETRIES, transform_policy  # noqa: E402
 
 SMALL = ["dense-h8", "convpool-c4c8", "l2c8", "b1c8"]
 
@@ -125,7 +125,7 @@ def test_symmetry_averaging_is_equivariant(game: str, size: int, features: str):
     planes = np.random.default_rng(1).integers(0, 2, size=(1, spec.feature_set.planes, size, size))
     base = network.evaluate_planes(planes.astype(np.float32), symmetries=8)
     single = network.evaluate_planes(planes.astype(np.float32), symmetries=1)
-    from imago.nn.symmetry import transform_planes
+    from imago.games.symmetry import transform_planes
 
     for sym in SYMMETRIES:
         moved = network.evaluate_planes(

@@ -19,8 +19,8 @@ def solve(
 ) -> None:
     """Print the exact final disc difference for the side to move, a best move and nodes/s.
 
-    A board that starts with "-" must come after "--" (imago solve -- --XX... X), or write the
-    empty squares as ".".
+    A board may start with "-" (imago solve --XX... X): words that are no option of this
+    command are read as arguments.
     """
     from imago.agents.endgame import EndgameSolver, parse_board
 
@@ -49,4 +49,5 @@ def solve(
 
 
 def register(app: typer.Typer) -> None:
-    app.command("solve")(solve)
+    # FFO boards mostly start with "-": an unknown option is the board, not an error
+    app.command("solve", context_settings={"ignore_unknown_options": True})(solve)

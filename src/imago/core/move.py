@@ -12,6 +12,15 @@ algebraic      ``d1``              Othello notation: column ``a``.., row 1 at th
 =============  ==================  ===================================================
 
 Board size is always an argument: a ``Point`` or ``Move`` does not know the board it is on.
+So ``str(move)`` is the board-free ``(row, col)`` (or ``pass``, ``resign``); a game state
+writes a move in its game's notation (``position.format_move(move)``: ``D6`` in Go,
+``d4`` in Othello):
+
+>>> move = Move.from_gtp("D6", 9)
+>>> print(move, move.to_gtp(9), move.to_sgf(9), move.to_algebraic(), move.to_action(9))
+(3, 3) D6 dd d4 30
+>>> print(Move.PASS, Move.PASS.to_gtp(9), repr(Move.PASS.to_sgf(9)), Move.PASS.to_action(9))
+pass pass '' 81
 """
 
 from __future__ import annotations
@@ -35,6 +44,10 @@ class Point:
 
     row: int
     col: int
+
+    def __str__(self) -> str:
+        """``(row, col)``."""
+        return f"({self.row}, {self.col})"
 
     def on_board(self, size: int) -> bool:
         """Whether the point lies on a ``size`` x ``size`` board."""
@@ -197,6 +210,12 @@ class Move:
         if self.point is None:
             return self.kind.value
         return f"{chr(ord('a') + self.point.col)}{self.point.row + 1}"
+
+    def __str__(self) -> str:
+        """``(row, col)`` of the point (row 0 at the top), ``pass`` or ``resign``."""
+        if self.point is None:
+            return self.kind.value
+        return f"({self.point.row}, {self.point.col})"
 
     def __repr__(self) -> str:
         if self.point is None:

@@ -1,8 +1,10 @@
 """The games, each a public API over private numba kernels, and a registry to make them by name.
 
 >>> from imago.games import make
->>> state = make("go", size=9)          # doctest: +SKIP
->>> state = make("othello")             # doctest: +SKIP
+>>> make("go", size=9).move_number
+0
+>>> make("othello", size=6).size
+6
 """
 
 from __future__ import annotations

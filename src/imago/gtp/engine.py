@@ -1,7 +1,8 @@
 """The GTP engine (the design's ``ImagoIO``): text in, text out, over a :class:`GameEngine`.
 
->>> engine = GtpServer(GameEngine(EngineConfig("go", size=9)))   # doctest: +SKIP
->>> engine.handle("1 play black D4")                              # doctest: +SKIP
+>>> from imago.gtp.game_engine import EngineConfig, GameEngine
+>>> engine = GtpServer(GameEngine(EngineConfig("go", size=9)))
+>>> engine.handle("1 play black D4")
 '=1\\n\\n'
 
 :meth:`GtpServer.handle` answers one line (tests call it directly); :meth:`GtpServer.run` serves

@@ -16,9 +16,9 @@ import numpy.typing as npt
 import torch
 
 from imago.core.game import GameState
+from imago.games.symmetry import gather_table, image_table
 from imago.nn.models import ModelError, Net
 from imago.nn.store import LoadedModel, ModelSpec, load_model
-from imago.nn.symmetry import gather_table, image_table
 
 
 def resolve_device(name: str = "auto") -> torch.device:

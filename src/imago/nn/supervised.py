@@ -324,7 +324,7 @@ def _to_tensors(batch: Batch, sym: int, size: int, device: Any) -> tuple[Any, An
     ``device``, seen through board symmetry ``sym``."""
     import torch
 
-    from imago.nn.symmetry import gather_table, image_table
+    from imago.games.symmetry import gather_table, image_table
 
     planes, legal, policy, target = batch.planes, batch.legal, batch.policy, batch.target
     if sym:
@@ -413,8 +413,8 @@ def evaluate_arrays(
     import torch
     import torch.nn.functional as F
 
+    from imago.games.symmetry import gather_table, image_table
     from imago.nn.inference import masked_softmax
-    from imago.nn.symmetry import gather_table, image_table
 
     net.eval()
     size = dataset.size

@@ -11,8 +11,10 @@ walking a tree never replays it from the root. A :class:`Cursor` walks the tree 
 forward and through variations, the way a board interface does.
 
 >>> from imago.records.tree import Game
->>> game = Game.new("go", size=9)                                  # doctest: +SKIP
->>> node = game.add_variation(Move.from_gtp("E5", 9))                # doctest: +SKIP
+>>> game = Game.new("go", size=9)
+>>> node = game.add_variation(Move.from_gtp("E5", 9))
+>>> node.state.to_play, game.end() is node
+(<Color.WHITE: 2>, True)
 """
 
 from __future__ import annotations

@@ -25,8 +25,8 @@ def test_internal_arrays_are_never_handed_out_writable() -> None:
 
 
 def test_a_resigned_position_leaves_its_parent_intact() -> None:
-    # Arrays of dead positions are handed back for reuse: a resignation (which has no board
-    # of its own to make) must not hand back its parent's array when it dies.
+    # A resignation (which has no board of its own to make) must not change its parent's,
+    # nor free it for another position, when it dies.
     parent = make("go", size=9).play(Move.from_gtp("E5", 9))
     before = parent.board().copy()
     resigned = parent.play(Move.RESIGN)
@@ -48,8 +48,8 @@ def test_value_equality_ignores_the_move_order() -> None:
 
 
 def test_threads_playing_at_once_keep_every_position_right() -> None:
-    # Two threads play and drop random games at once (positions die in either thread and hand
-    # their arrays back to a shared pool); every position must stay what it was made.
+    # Three threads play and drop random games at once (positions die in any thread); every
+    # position must stay what it was made.
     errors: list[str] = []
 
     def play(seed: int) -> None:

@@ -25,17 +25,15 @@ from imago.core import (
     Point,
 )
 from imago.games import make
-from imago.games.othello import (
+from imago.games.othello import OthelloState, bitboard, new_game
+from imago.games.symmetry import (
     SYMMETRIES,
-    OthelloState,
-    bitboard,
-    inverse_symmetry,
-    new_game,
-    symmetry_permutation,
+    image_table,
+    inverse,
     transform_action,
-    transform_mask,
     transform_planes,
     transform_point,
+    transform_policy,
 )
 
 
@@ -218,11 +216,11 @@ def test_symmetries_of_points_actions_and_states():
     )  # fmt: skip
     for size in (8, 6):
         for sym in SYMMETRIES:
-            perm = symmetry_permutation(sym, size)
+            perm = image_table(sym, size)
             assert sorted(perm.tolist()) == list(range(size * size + 1))
             assert perm[-1] == size * size
-            inverse = symmetry_permutation(inverse_symmetry(sym), size)
-            assert (inverse[perm] == np.arange(size * size + 1)).all()
+            undo = image_table(inverse(sym), size)
+            assert (undo[perm] == np.arange(size * size + 1)).all()
             assert transform_action(size * size, sym, size) == size * size
     distinct = set()
     for state in random_states(8, 2, seed=5)[::7] + random_states(6, 2, seed=6)[::5]:
@@ -230,8 +228,10 @@ def test_symmetries_of_points_actions_and_states():
         for sym in SYMMETRIES:
             image = state.transform(sym)
             assert (image.board() == transform_planes(state.board(), sym)).all()
-            assert (image.legal_mask() == transform_mask(state.legal_mask(), sym, state.size)).all()
-            back = image.transform(inverse_symmetry(sym))
+            assert (
+                image.legal_mask() == transform_policy(state.legal_mask(), sym, state.size)
+            ).all()
+            back = image.transform(inverse(sym))
             assert back == state
             images.append(image.board_string())
         distinct.add((state.size, len(set(images))))

@@ -171,8 +171,8 @@ def improved_policy(
         out[i] /= total
 
 
-@numba.njit(cache=True, nogil=True)
-def select_edge(
+@numba.njit(cache=True, nogil=True, inline="always")
+def edge_scores(
     node: int,
     ni: np.ndarray,
     nf: np.ndarray,
@@ -180,11 +180,10 @@ def select_edge(
     rule: int,
     knobs: np.ndarray,
     noise: np.ndarray,
-    scratch: np.ndarray,
-    skip_last: bool,
-) -> int:
-    """The child edge of ``node`` with the highest score under ``rule`` (first on ties); with
-    ``skip_last`` (and more than one edge) the last edge (a Go pass) is never chosen.
+    out: np.ndarray,
+) -> None:
+    """``out[i]`` = the score under ``rule`` of the node's ``i``-th edge (``out`` has room for
+    the node's edges); :func:`select_edge` takes the highest.
 
     * UCT: ``Q + c sqrt(ln N / n)``; unvisited children first (``FPU``).
     * MC-RAVE: ``(1 - beta) Q + beta Q~ + 0.3 c sqrt(ln N / n)``, ``beta = sqrt(k / (3n + k))``.
@@ -195,25 +194,18 @@ def select_edge(
 
     UCT and MC-RAVE on a node whose priors came from the evaluator add the progressive bias
     ``BIAS * P * sqrt(N) / (1 + n)``. ``noise`` (empty, or one weight per edge) is mixed into
-    the priors by ``NOISE_FRACTION`` (Dirichlet noise at the root). ``scratch`` has room for
-    the node's edges.
+    the priors by ``NOISE_FRACTION`` (Dirichlet noise at the root).
     """
     first = ni[node, N_FIRST]
     count = ni[node, N_COUNT]
-    choices = count - 1 if skip_last and count > 1 else count
     if rule == RULE_GUMBEL:
-        improved_policy(node, ni, nf, ef, knobs, scratch)
+        improved_policy(node, ni, nf, ef, knobs, out)
         total = 0.0
         for e in range(first, first + count):
             total += ef[e, E_N]
-        best = -1e300
-        best_e = first
-        for i in range(choices):
-            s = scratch[i] - ef[first + i, E_N] / (1.0 + total)
-            if s > best:
-                best = s
-                best_e = first + i
-        return best_e
+        for i in range(count):
+            out[i] -= ef[first + i, E_N] / (1.0 + total)
+        return
     c = knobs[K_C]
     total = max(nf[node, NF_VISITS], 1.0)
     log_n = np.log(total)
@@ -232,9 +224,7 @@ def select_edge(
         else:
             fpu = fpu - 1.0
     guided = rule != RULE_PUCT and (ni[node, N_FLAGS] & EVALUATED) != 0 and knobs[K_BIAS] > 0.0
-    best = -1e300
-    best_e = first
-    for i in range(choices):
+    for i in range(count):
         e = first + i
         n = ef[e, E_N]
         w = ef[e, E_W]
@@ -258,9 +248,34 @@ def select_edge(
             s = q + c * prior * sqrt_n / (1.0 + n)
         if guided:
             s += knobs[K_BIAS] * prior * sqrt_n / (1.0 + n)
-        if s > best:
-            best = s
-            best_e = e
+        out[i] = s
+
+
+@numba.njit(cache=True, nogil=True)
+def select_edge(
+    node: int,
+    ni: np.ndarray,
+    nf: np.ndarray,
+    ef: np.ndarray,
+    rule: int,
+    knobs: np.ndarray,
+    noise: np.ndarray,
+    scratch: np.ndarray,
+    skip_last: bool,
+) -> int:
+    """The child edge of ``node`` with the highest :func:`edge_scores` under ``rule`` (first
+    on ties); with ``skip_last`` (and more than one edge) the last edge (a Go pass) is never
+    chosen. ``scratch`` has room for the node's edges."""
+    first = ni[node, N_FIRST]
+    count = ni[node, N_COUNT]
+    choices = count - 1 if skip_last and count > 1 else count
+    edge_scores(node, ni, nf, ef, rule, knobs, noise, scratch)
+    best = -1e300
+    best_e = first
+    for i in range(choices):
+        if scratch[i] > best:
+            best = scratch[i]
+            best_e = first + i
     return best_e
 
 

@@ -2,7 +2,9 @@
 
 Each rule is a small object with the formula in numpy (:meth:`SelectionRule.scores`, for reading
 and tests) and ``kernel_id``, the code of the same formula in the numba kernels
-(:func:`imago.agents.mcts._tree.select_edge`), so the two can be checked against each other.
+(:func:`imago.agents.mcts._tree.edge_scores`, whose highest score
+:func:`~imago.agents.mcts._tree.select_edge` takes), so the two can be checked against each
+other score by score.
 Values are win rates in ``[0, 1]`` for the player choosing.
 
 * :class:`UCT` (Kocsis & Szepesvari 2006): ``Q + c sqrt(ln N / n)``.

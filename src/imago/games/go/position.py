@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterable, Iterator, Sequence
 from functools import cache
 from typing import Final, final, overload
@@ -35,13 +34,6 @@ _KO_MODES: Final = {
     KoRule.SITUATIONAL_SUPERKO: K.KO_SITUATIONAL,
 }
 _advance: Final = K.advance
-_refcount: Final = sys.getrefcount
-_SPARE: dict[int, list[npt.NDArray[np.int64]]] = {}
-"""State arrays of positions that died with no other reference, by length, for reuse: a game's
-history is freed all at once, and allocating it again cost page faults (half the time of a
-move)."""
-_SPARE_BYTES: Final = [0]
-_SPARE_LIMIT: Final = 32 << 20  # bytes kept for reuse, at most
 _PASS: Final = MoveKind.PASS
 _empty: Final = np.empty
 _int64: Final = np.int64
@@ -275,19 +267,6 @@ class GoPosition:
         ]
         return cls.empty(size, rules).with_setup(black, white, to_play=to_play)
 
-    def __del__(self) -> None:
-        # Recycle the state array when nothing else holds it (no view, no LegalMoves).
-        try:
-            self._moves = None
-            self._legal = None
-            s = self._s
-            if _refcount(s) == 3 and _SPARE_BYTES[0] < _SPARE_LIMIT:
-                length = s.shape[0]
-                _SPARE.setdefault(length, []).append(s)  # atomic under the GIL
-                _SPARE_BYTES[0] += length * 8
-        except Exception:  # interpreter shutdown: nothing to recycle into
-            pass
-
     # -- the GameState protocol ------------------------------------------------------------------
     @property
     def size(self) -> int:
@@ -465,24 +444,14 @@ class GoPosition:
             if self.is_over():
                 raise IllegalMoveError(IllegalReason.GAME_OVER, "resign")
             who = color or self.to_play
-            # its own copy of the state: positions never share an array (one that died would
-            # hand the array back for reuse while the other still reads it)
+            # its own copy of the state: positions never share an array
             return GoPosition._make(self._s.copy(), size, self._rules, self, move, who)
         s = self._s
         mode = self._mode
         length = s.shape[0]
         if mode and self._nkeys + self._keys_at >= length:
             length += 64  # room for 64 more superko keys
-        spare = _SPARE.get(length)
-        child = None
-        if spare:
-            try:  # another thread may have taken the last one since the check
-                child = spare.pop()
-                _SPARE_BYTES[0] -= length * 8
-            except IndexError:
-                pass
-        if child is None:
-            child = _empty(length, _int64)
+        child = _empty(length, _int64)
         result = _advance(
             s, child, size, action, 0 if color is None else int(color), self._suicide, mode
         )

@@ -8,7 +8,8 @@
 <Color.WHITE: 2>
 
 The friendly API is :class:`OthelloState` (the :class:`~imago.core.game.GameState` protocol);
-numba code builds on :mod:`imago.games.othello.bitboard`.
+numba code builds on :mod:`imago.games.othello.bitboard`; the board's symmetries (both games)
+are :mod:`imago.games.symmetry`.
 """
 
 from __future__ import annotations
@@ -19,26 +20,10 @@ from imago.games.othello.state import (
     new_game,
     perft,
 )
-from imago.games.othello.symmetry import (
-    SYMMETRIES,
-    inverse_symmetry,
-    symmetry_permutation,
-    transform_action,
-    transform_mask,
-    transform_planes,
-    transform_point,
-)
 
 __all__ = [
     "SIZES",
-    "SYMMETRIES",
     "OthelloState",
-    "inverse_symmetry",
     "new_game",
     "perft",
-    "symmetry_permutation",
-    "transform_action",
-    "transform_mask",
-    "transform_planes",
-    "transform_point",
 ]

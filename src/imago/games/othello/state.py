@@ -26,7 +26,7 @@ from imago.core.game import Outcome
 from imago.core.move import Move, MoveKind, Point
 from imago.games.othello import _kernels as _k
 from imago.games.othello import bitboard as _bb
-from imago.games.othello.symmetry import SYMMETRIES
+from imago.games.symmetry import SYMMETRIES
 
 SIZES: tuple[int, ...] = (4, 6, 8)
 """The board sizes imago plays Othello on (8 is the standard game)."""
@@ -488,7 +488,7 @@ class OthelloState:
         return np.uint64(self._white), np.uint64(self._black)
 
     def transform(self, sym: int) -> OthelloState:
-        """The position under board symmetry ``sym`` (see :mod:`imago.games.othello.symmetry`),
+        """The position under board symmetry ``sym`` (see :mod:`imago.games.symmetry`),
         as a new state without history."""
         if sym not in SYMMETRIES:
             raise ValueError(f"symmetry must be 0..7, not {sym!r}")
