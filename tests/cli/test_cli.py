@@ -41,12 +41,13 @@ def test_the_default_opponent_searches_with_two_threads_on_two_cores(monkeypatch
 
     assert strongest_agent("othello", None) == "alphabeta"
     monkeypatch.setattr(os, "cpu_count", lambda: 1)
-    assert strongest_agent("go", 13) == "mcts"
+    assert strongest_agent("go", 7) == "mcts"  # no network for 7x7
     monkeypatch.setattr(os, "cpu_count", lambda: 2)
-    spec = strongest_agent("go", 13)
+    spec = strongest_agent("go", 7)
     assert spec == "mcts:threads=2"
     name, options = parse_agent_spec(spec)
-    assert make_agent(name, "go", options, seed=1, size=13).options.threads == 2
+    assert make_agent(name, "go", options, seed=1, size=7).options.threads == 2
+    assert strongest_agent("go", 13) == strongest_agent("go", 19) == "nnmcts:threads=2"
 
 
 def all_command_paths() -> list[list[str]]:

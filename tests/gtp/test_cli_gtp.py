@@ -84,10 +84,12 @@ def test_a_size_the_agent_cannot_play_is_refused_at_boardsize():
 def test_the_default_agent_is_the_strongest_for_each_board():
     from imago.cli._common import strongest_agent
 
-    done = gtp_session([], ["version", "boardsize 19", "version"])
-    first, _, after = (reply.removeprefix("= ") for reply in done.stdout.split("\n\n")[:3])
+    done = gtp_session([], ["version", "boardsize 19", "version", "boardsize 7", "version"])
+    replies = [reply.removeprefix("= ") for reply in done.stdout.split("\n\n")[:5]]
+    first, big, small = replies[0], replies[2], replies[4]
     assert first.endswith(f"({strongest_agent('go', 9).split(':')[0]})")
-    assert after.endswith("(mcts)")  # no network for 19x19: the plain search
+    assert big.endswith(f"({strongest_agent('go', 19).split(':')[0]})") and "nnmcts" in big
+    assert small.endswith("(mcts)")  # no network for 7x7: the plain search
     commands = ["version", "boardsize 6", "version", "genmove b", "list_stones black"]
     done = gtp_session(["--game", "othello"], commands)
     first, _, after, move, black = (r.removeprefix("= ") for r in done.stdout.split("\n\n")[:5])

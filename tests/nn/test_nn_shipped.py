@@ -22,7 +22,7 @@ def test_the_policy_agent_plays_a_whole_game_with_the_shipped_network(game: str,
     policy = make_agent("policy", game, {"top": "3"}, seed=1)
     random = make_agent("random", game, seed=2)
     state = make(game, size=size) if game == "go" else make(game)
-    for _ in range(400):
+    for _ in range(3 * size * size):
         if state.is_over():
             break
         player = policy if state.to_play is Color.BLACK else random

@@ -69,10 +69,10 @@ def open_executor(ray: str | None, workers: int) -> Any:
 def strongest_agent(game: str, size: int | None = None) -> str:
     """The strongest agent this installation can run for ``game`` on a ``size`` board (default:
     the game's usual one), as an agent spec: ``alphabeta`` in 8x8 Othello; ``az`` where a
-    self-play network ships (6x6 Othello), ``nnmcts`` where a supervised one does (9x9 Go),
-    both needing torch; else ``mcts``; the searches with two threads on a machine with two
-    cores or more. The default opponent of ``imago play``, the agent ``hint`` asks there, and
-    ``imago gtp``'s agent."""
+    self-play network ships (6x6 Othello), ``nnmcts`` where a supervised one does (9x9, 13x13,
+    19x19 Go), both needing torch; else ``mcts``; the searches with two threads on a machine
+    with two cores or more. The default opponent of ``imago play``, the agent ``hint`` asks
+    there, and ``imago gtp``'s agent."""
     import importlib.util
     import os
 

@@ -8,12 +8,13 @@ from imago.cli._common import console, fail
 
 
 def solve(
+    ctx: typer.Context,
     board: str = typer.Argument(
         ...,
         help="64 characters a1..h1, a2..h8: X black, O white, - empty (FFO format); 36 for a "
         "6x6 board (a1..f6), 16 for 4x4.",
     ),
-    side: str = typer.Argument(..., help="Side to move: X (black) or O (white)."),
+    side: str = typer.Argument(None, help="Side to move: X (black) or O (white)."),
     all_moves: bool = typer.Option(False, "--all", help="Score every legal move exactly."),
     table_bits: int = typer.Option(21, help="Transposition table of 2**BITS entries."),
 ) -> None:
@@ -24,6 +25,10 @@ def solve(
     """
     from imago.agents.endgame import EndgameSolver, parse_board
 
+    if board.startswith("--") and not set(board) <= set("-.XOxo"):
+        ctx.fail(f"No such option: {board}")  # a mistyped option, read as the board
+    if side is None:
+        ctx.fail("Missing argument 'SIDE'.")
     try:
         parse_board(board, side)
     except ValueError as error:
