@@ -48,14 +48,7 @@ def _check(sym: int, size: int) -> None:
 
 def transform_point(point: Point, sym: int, size: int) -> Point:
     """The image of ``point`` under symmetry ``sym`` on a ``size`` x ``size`` board."""
-    _check(sym, size)
-    row, col = point.row, point.col
-    if sym & 4:
-        row, col = col, row
-    if sym & 1:
-        row = size - 1 - row
-    if sym & 2:
-        col = size - 1 - col
+    row, col = divmod(int(image_table(sym, size)[point.row * size + point.col]), size)
     return Point(row, col)
 
 
