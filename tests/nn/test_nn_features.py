@@ -64,6 +64,7 @@ def test_plane_counts_are_declared():
         "legal4": 4,
         "minigo17": 17,
         "history9": 9,
+        "history11": 11,
     }
     state = make("othello")
     for fs in FEATURE_SETS.values():
@@ -96,6 +97,20 @@ def test_minigo_history_layout_and_oldest_board_repeated():
     assert (planes[16] == 0).all()  # White to play
     black_to_play = feature_set("history9").encode_states([state.previous])[0]
     assert black_to_play.shape[0] == 9 and (black_to_play[8] == 1).all()
+
+
+def test_history11_layout_history_then_legal_ones_colour():
+    """history11 = 4 boards of history, then legal points, ones, colour."""
+    state = make("go", size=5)
+    for text in ["C3", "B2", "D4"]:
+        state = state.play(Move.from_gtp(text, 5))
+    planes = feature_set("history11").encode_states([state])[0]
+    history = feature_set("minigo17").encode_states([state])[0]
+    assert (planes[:8] == history[:8]).all()
+    assert (planes[8].ravel() == state.legal_mask()[:25]).all()
+    assert planes[8].sum() == 25 - 3  # every empty point is legal here
+    assert (planes[9] == 1).all()
+    assert (planes[10] == 0).all()  # White to play
 
 
 @pytest.mark.parametrize("size", [5, 8, 9])

@@ -16,6 +16,9 @@ feature set    planes  what
                        (``own_t, opp_t, own_t-1, opp_t-1, ...``), then ones if Black is to play
                        (MiniGo's ``features.py`` layout, design 003)
 ``history9``   9       the same for the last 4 positions, then the colour plane (design 001)
+``history11``  11      own/opponent stones for the last 4 positions, legal moves, ones, colour
+                       (the big-board networks: the last moves locate the fight, the ones plane
+                       the edge)
 =============  ======  ============================================================================
 
 History follows MiniGo: "own" means the player to move *now* in every history plane, and before
@@ -177,6 +180,11 @@ FEATURE_SETS: dict[str, FeatureSet] = {
         ),
         FeatureSet(
             "history9", (stone_history(4), BLACK_TO_PLAY), "4 positions of history + colour (001)"
+        ),
+        FeatureSet(
+            "history11",
+            (stone_history(4), LEGAL, ONES, BLACK_TO_PLAY),
+            "4 positions of history, legal moves, ones, colour (big boards)",
         ),
     )
 }

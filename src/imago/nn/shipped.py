@@ -18,8 +18,8 @@ DATA = Path(__file__).parent / "data"
 
 SHIPPED_MODELS: dict[tuple[str, int], Path] = {
     ("go", 9): DATA / "go9_policy_b5c48.pt",
-    ("go", 13): DATA / "go19_policy_b6c64_pool.pt",  # size-free: trained on 19x19, plays 13x13
-    ("go", 19): DATA / "go19_policy_b6c64_pool.pt",
+    ("go", 13): DATA / "go19_b10c128_pool_h11.pt",  # size-free: trained on 19x19, plays 13x13
+    ("go", 19): DATA / "go19_b10c128_pool_h11.pt",
     ("othello", 8): DATA / "othello_policy_b5c48.pt",
 }
 """Shipped model file by ``(game, board size)``."""

@@ -34,7 +34,6 @@ import json
 import os
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -56,15 +55,6 @@ class RunError(ImagoError, ValueError):
 
 def generation_name(generation: int) -> str:
     return f"{generation:06d}"
-
-
-@dataclass(frozen=True, slots=True)
-class GameFile:
-    """Where one example file is, and what it holds."""
-
-    path: Path
-    positions: int
-    games: int
 
 
 class RunFolder:
@@ -137,12 +127,6 @@ class RunFolder:
         if data.get("format") != FORMAT or data.get("version") != VERSION:
             raise RunError(f"{self.run_path} is not an imago run (version {VERSION})")
         return dict(data)
-
-    def update_settings(self, **changes: Any) -> None:
-        """Change some settings of the run (a longer run, more games per round)."""
-        data = self.settings()
-        data.update(changes)
-        atomic_write_json(self.run_path, data)
 
     # -- models ------------------------------------------------------------------------------------
     def generations(self) -> list[int]:
@@ -253,12 +237,6 @@ class RunFolder:
             for holdout in (False, True)
             for path in self.example_files(round_, holdout)
         )
-
-    def rounds_with_examples(self) -> list[int]:
-        folder = self.root / "examples"
-        if not folder.is_dir():
-            return []
-        return sorted(int(p.name) for p in folder.iterdir() if p.name.isdigit())
 
 
 def chunk_sources(path: Path) -> list[str]:

@@ -168,11 +168,6 @@ class MCTS:
             count = int(tree.ni[int(tree.roots[g]), kt.N_COUNT])
             self._gumbel[g, :count] = self.rng.gumbel(size=count)
 
-    def root_gumbel(self, g: int) -> FloatArray:
-        """The Gumbel noise of root ``g``'s edges in this search (zeros without noise)."""
-        noise: FloatArray = self._gumbel[g]
-        return noise
-
     # -- simulations -------------------------------------------------------------------------------
     def run(
         self,
