@@ -41,9 +41,9 @@ class GuidedMCTSOptions(MCTSOptions):
     root at once)."""
     guide_bias: float = 1.0
     """Weight of the network's progressive bias in the selection. 1.0 since the big-board
-    network (2026-11-25): against 0.1, the old default, it won 10 of 10 games on 13x13 and
-    6 of 6 on 19x19 against GNU Go level 10 (where 0.1 had won 6 of 12 and 3 of 8), and
-    9x9 head-to-head (BENCHMARKS.md, "Big boards, second pass")."""
+    network (2026-11-25): with it ``nnmcts`` won 20 of 20 games on 13x13 and 9 of 10 on 19x19
+    against GNU Go level 10, where 0.1, the old default, had won 6 of 12 and 3 of 8; and 1.0
+    scored 85 % against 0.1 on 9x9 (BENCHMARKS.md, "Big boards, second pass")."""
     symmetries: int = 1
     """Average the network over this many board symmetries (1 = none, 8 = all; torch only)."""
     backend: str = "auto"
