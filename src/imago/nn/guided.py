@@ -41,7 +41,7 @@ class GuidedMCTSOptions(MCTSOptions):
     root at once)."""
     guide_bias: float = 1.0
     """Weight of the network's progressive bias in the selection. 1.0 since the big-board
-    network (2026-11-25): with it ``nnmcts`` won 20 of 20 games on 13x13 and 9 of 10 on 19x19
+    network (2026-11-25): with it ``nnmcts`` won 20 of 20 games on 13x13 and 18 of 20 on 19x19
     against GNU Go level 10, where 0.1, the old default, had won 6 of 12 and 3 of 8; and 1.0
     scored 85 % against 0.1 on 9x9 (BENCHMARKS.md, "Big boards, second pass")."""
     symmetries: int = 1
