@@ -11,6 +11,7 @@ from imago.core.color import Color
 from imago.core.errors import IllegalMoveError, IllegalReason
 from imago.core.game import GameState
 from imago.envs import EnvConfig, VectorEnv, VectorStep
+from imago.envs.vector import random_legal
 from imago.nn.features import feature_set
 
 
@@ -133,6 +134,38 @@ def test_random_actions_are_legal_and_repeat_with_the_seed() -> None:
     assert (runs[0] == runs[1]).all()
     spread = np.bincount(runs[0][0], minlength=65)  # the 4 opening moves, all used
     assert (spread[[19, 26, 37, 44]] > 5).all()
+
+
+class _Draws:
+    """A stand-in generator whose ``random(n)`` returns the given draws."""
+
+    def __init__(self, draws: list[float]) -> None:
+        self.draws = np.array(draws)
+
+    def random(self, n: int) -> np.ndarray:
+        assert n == len(self.draws)
+        return self.draws
+
+
+# One row per case: the row's legal columns, the uniform draw, the column picked (the
+# floor(draw * k)-th legal one of k).
+PICKS = [
+    ("three legal, low draw", [3, 7, 11], 0.0, 3),
+    ("three legal, middle draw", [3, 7, 11], 0.34, 7),
+    ("three legal, high draw", [3, 7, 11], 0.999, 11),
+    ("pass only", [12], 0.5, 12),
+    ("nothing legal", [], 0.5, 0),
+]
+
+
+def test_random_legal_picks_the_draws_share_of_the_legal_columns() -> None:
+    mask = np.zeros((len(PICKS), 13), dtype=np.bool_)
+    for row, (_, legal, _, _) in enumerate(PICKS):
+        mask[row, legal] = True
+    picked = random_legal(mask, _Draws([case[2] for case in PICKS]))  # type: ignore[arg-type]
+    assert {case[0]: int(p) for case, p in zip(PICKS, picked, strict=True)} == {
+        case[0]: case[3] for case in PICKS
+    }
 
 
 def test_config_errors_are_clear() -> None:

@@ -15,7 +15,7 @@ from imago.games.symmetry import (
     transform_planes,
     transform_policy,
 )
-from imago.nn.features import FEATURE_SETS, feature_set, positions_from_states
+from imago.nn.features import FEATURE_SETS, Positions, feature_set, positions_from_states
 
 othello = pytest.importorskip("imago.games.othello")
 
@@ -111,6 +111,41 @@ def test_history11_layout_history_then_legal_ones_colour():
     assert planes[8].sum() == 25 - 3  # every empty point is legal here
     assert (planes[9] == 1).all()
     assert (planes[10] == 0).all()  # White to play
+
+
+def _reference_planes(name: str, positions: Positions) -> np.ndarray:
+    """The feature sets written out in plain numpy, from their documented layouts."""
+    boards, mover = positions.boards, positions.to_play.reshape(-1, 1, 1)
+    n, _, size, _ = boards.shape
+
+    def history(depth: int) -> list[np.ndarray]:
+        return [p for k in range(depth) for p in (boards[:, k] == mover, boards[:, k] == 3 - mover)]
+
+    legal = positions.legal[:, : size * size].reshape(n, size, size)
+    ones = np.ones((n, size, size), dtype=bool)
+    black = np.broadcast_to(mover == Color.BLACK, (n, size, size))
+    planes = {
+        "stones2": history(1),
+        "legal4": [*history(1), legal, ones],
+        "minigo17": [*history(8), black],
+        "history9": [*history(4), black],
+        "history11": [*history(4), legal, ones, black],
+    }[name]
+    return np.stack(planes, axis=1).astype(np.uint8)
+
+
+@pytest.mark.parametrize("size", [5, 8, 19])
+@pytest.mark.parametrize("name", sorted(FEATURE_SETS))
+def test_feature_sets_match_their_documented_layout_on_random_boards(name: str, size: int):
+    rng = np.random.default_rng(size)
+    positions = Positions(
+        rng.integers(0, 3, (16, 8, size, size)).astype(np.int8),
+        rng.integers(1, 3, 16).astype(np.int8),
+        rng.random((16, size * size + 1)) < 0.5,
+    )
+    planes = feature_set(name).encode(positions)
+    assert planes.dtype == np.uint8 and planes.flags.c_contiguous
+    assert (planes == _reference_planes(name, positions)).all()
 
 
 @pytest.mark.parametrize("size", [5, 8, 9])

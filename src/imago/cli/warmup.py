@@ -25,6 +25,7 @@ KERNEL_MODULES: dict[str, tuple[str, ...]] = {
         "imago.agents._mcts_kernels",
         "imago.agents._go_playout_kernels",
         "imago.agents._go_patterns",
+        "imago.nn._feature_kernels",  # the network's input planes (nnmcts)
         "imago.records._sgf_kernels",
     ),
     "othello": (

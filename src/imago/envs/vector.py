@@ -33,6 +33,7 @@ import numpy.typing as npt
 
 from imago.core.errors import IllegalMoveError
 from imago.core.game import GameState
+from imago.envs._kernels import pick_true
 from imago.envs.config import Batch, EnvConfig
 from imago.envs.render import Image, ansi, rgb
 
@@ -79,10 +80,9 @@ class VectorStep:
 
 def random_legal(mask: BoolArray, rng: np.random.Generator) -> IntArray:
     """One uniformly random ``True`` column of every row of ``mask`` (rows with none: 0)."""
-    counts = mask.sum(axis=1)
-    pick = (rng.random(mask.shape[0]) * counts).astype(np.int64)
-    chosen = (np.cumsum(mask, axis=1) <= pick[:, None]).sum(axis=1)
-    return np.asarray(np.where(counts > 0, chosen, 0), dtype=np.int64)
+    out = np.empty(mask.shape[0], dtype=np.int64)
+    pick_true(mask, rng.random(int(mask.shape[0])), out)
+    return out
 
 
 class VectorEnv:

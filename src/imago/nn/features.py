@@ -1,9 +1,10 @@
 """Input features: small encoder functions that declare their plane count, and named sets of them.
 
-Pure numpy (no torch), so datasets can be built without it. An encoder reads a batch of
-:class:`Positions` (the current board, a few earlier boards, whose turn it is, the legal moves)
-and returns ``(batch, planes, size, size)`` ``uint8`` planes, always from the point of view of
-the player to move ("own" stones are the mover's). A :class:`FeatureSet` is an ordered tuple of
+No torch (numpy and numba kernels), so datasets can be built without it. An encoder reads a
+batch of :class:`Positions` (the current board, a few earlier boards, whose turn it is, the
+legal moves) and writes its ``(batch, planes, size, size)`` ``uint8`` planes into the slice of
+the output it is given, always from the point of view of the player to move ("own" stones are
+the mover's). A :class:`FeatureSet` is an ordered tuple of
 encoders with a name; models remember the name of the set they were trained on.
 
 =============  ======  ============================================================================
@@ -35,6 +36,7 @@ import numpy.typing as npt
 
 from imago.core.color import Color
 from imago.core.game import GameState
+from imago.nn._feature_kernels import fill_legal, fill_planes, fill_stone_history
 
 Planes = npt.NDArray[np.uint8]
 
@@ -64,12 +66,15 @@ class Positions:
         return int(self.boards.shape[0])
 
 
-Encoder = Callable[[Positions], Planes]
+Encoder = Callable[[Positions, Planes], None]
+"""``encode(positions, out)`` writes every element of ``out`` (``(batch, planes, size, size)``,
+a view into the feature set's output: write through it, never rebind it)."""
 
 
 @dataclass(frozen=True, slots=True)
 class Feature:
-    """One encoder: ``encode(positions)`` returns ``planes`` planes; it looks ``history`` back."""
+    """One encoder: ``encode(positions, out)`` fills ``planes`` planes; it looks ``history``
+    back."""
 
     name: str
     planes: int
@@ -102,10 +107,12 @@ class FeatureSet:
                 f"feature set {self.name!r} needs {self.history} boards of history, "
                 f"got {positions.history}"
             )
-        parts = [feature.encode(positions) for feature in self.features]
-        out = np.concatenate(parts, axis=1)
-        if out.shape[1] != self.planes:  # an encoder that lies about its plane count
-            raise AssertionError(f"{self.name}: {out.shape[1]} planes, declared {self.planes}")
+        size = positions.size
+        out = np.empty((len(positions), self.planes, size, size), dtype=np.uint8)
+        first = 0
+        for feature in self.features:
+            feature.encode(positions, out[:, first : first + feature.planes])
+            first += feature.planes
         return out
 
     def encode_states(self, states: Sequence[GameState]) -> Planes:
@@ -116,46 +123,24 @@ class FeatureSet:
 # -- encoders --------------------------------------------------------------------------------
 
 
-def _mover(positions: Positions) -> npt.NDArray[np.int8]:
-    return positions.to_play.reshape(-1, 1, 1, 1)
+def _stones(positions: Positions, out: Planes) -> None:
+    """Own/opponent planes of as many boards as ``out`` has plane pairs."""
+    fill_stone_history(positions.boards, positions.to_play, out)
 
 
-def _stone_history(depth: int) -> Encoder:
-    def encode(positions: Positions) -> Planes:
-        boards = positions.boards[:, :depth]
-        mover = _mover(positions)
-        opponent = np.int8(3) - mover  # Color values 1 and 2
-        n, _, size, _ = boards.shape
-        out = np.empty((n, 2 * depth, size, size), dtype=np.uint8)
-        out[:, 0::2] = boards == mover
-        out[:, 1::2] = boards == opponent
-        return out
-
-    return encode
+def _legal_moves(positions: Positions, out: Planes) -> None:
+    fill_legal(positions.legal, out)
 
 
-def _own_opponent(positions: Positions) -> Planes:
-    return _stone_history(1)(positions)
+def _ones(positions: Positions, out: Planes) -> None:
+    out[...] = 1
 
 
-def _legal_moves(positions: Positions) -> Planes:
-    size = positions.size
-    points = positions.legal[:, : size * size].reshape(-1, 1, size, size)
-    return points.astype(np.uint8)
+def _black_to_play(positions: Positions, out: Planes) -> None:
+    fill_planes(positions.to_play == Color.BLACK, out)
 
 
-def _ones(positions: Positions) -> Planes:
-    size = positions.size
-    return np.ones((len(positions), 1, size, size), dtype=np.uint8)
-
-
-def _black_to_play(positions: Positions) -> Planes:
-    size = positions.size
-    black = (positions.to_play == Color.BLACK).astype(np.uint8).reshape(-1, 1, 1, 1)
-    return np.broadcast_to(black, (len(positions), 1, size, size)).copy()
-
-
-STONES = Feature("stones", 2, 1, _own_opponent)
+STONES = Feature("stones", 2, 1, _stones)
 """Own stones, opponent stones."""
 LEGAL = Feature("legal", 1, 1, _legal_moves)
 """Points where the mover may play."""
@@ -167,7 +152,7 @@ BLACK_TO_PLAY = Feature("black_to_play", 1, 1, _black_to_play)
 
 def stone_history(depth: int) -> Feature:
     """Own/opponent stones for the last ``depth`` positions, interleaved (``2 * depth`` planes)."""
-    return Feature(f"stones_x{depth}", 2 * depth, depth, _stone_history(depth))
+    return Feature(f"stones_x{depth}", 2 * depth, depth, _stones)
 
 
 FEATURE_SETS: dict[str, FeatureSet] = {
