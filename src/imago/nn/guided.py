@@ -23,6 +23,7 @@ import numpy as np
 
 from imago.agents.base import Agent
 from imago.agents.mcts import MCTS, MCTSAgent, MCTSOptions, SearchGame
+from imago.agents.mcts.config import GUIDE_BIAS
 from imago.agents.registry import register_agent
 from imago.core.game import GameState
 from imago.nn.evaluator import BoardEvaluator, NetworkEvaluator
@@ -39,11 +40,9 @@ class GuidedMCTSOptions(MCTSOptions):
     guide_visits: int = 16
     """Ask the network about a node once this many simulations have passed through it (the
     root at once)."""
-    guide_bias: float = 1.0
-    """Weight of the network's progressive bias in the selection. 1.0 since the big-board
-    network (2026-11-25): with it ``nnmcts`` won 20 of 20 games on 13x13 and 18 of 20 on 19x19
-    against GNU Go level 10, where 0.1, the old default, had won 6 of 12 and 3 of 8; and 1.0
-    scored 85 % against 0.1 on 9x9 (BENCHMARKS.md, "Big boards, second pass")."""
+    guide_bias: float = GUIDE_BIAS
+    """Weight of the network's progressive bias in the selection (see
+    :data:`imago.agents.mcts.config.GUIDE_BIAS` for why this default)."""
     symmetries: int = 1
     """Average the network over this many board symmetries (1 = none, 8 = all; torch only)."""
     backend: str = "auto"

@@ -25,7 +25,7 @@ from imago.agents.base import (
     StopFlag,
 )
 from imago.agents.mcts import _tree as kt
-from imago.agents.mcts.config import MCTSConfig
+from imago.agents.mcts.config import GUIDE_BIAS, MCTSConfig
 from imago.agents.mcts.evaluators import Evaluator, RandomPlayoutEvaluator
 from imago.agents.mcts.games import PLAYOUT_POLICIES, SearchGame, search_game
 from imago.agents.mcts.search import MCTS
@@ -429,7 +429,7 @@ class MCTSAgent(SearchAgent):
         guide: Evaluator | None = None,
         *,
         guide_visits: int = 1,
-        guide_bias: float = 0.1,
+        guide_bias: float = GUIDE_BIAS,
     ) -> None:
         if guide_visits < 1 or guide_bias < 0:
             raise ValueError("guide_visits must be >= 1 and guide_bias >= 0")

@@ -9,6 +9,12 @@ import numpy.typing as npt
 
 from imago.agents.mcts import _tree as kt
 
+GUIDE_BIAS = 1.0
+"""The default weight of a guide evaluator's progressive bias (``nnmcts``'s network). 1.0 since
+the big-board network (2026-11-25): with it ``nnmcts`` won 20 of 20 games on 13x13 and 18 of 20
+on 19x19 against GNU Go level 10, where 0.1, the earlier default, had won 6 of 12 and 3 of 8;
+and 1.0 scored 85 % against 0.1 on 9x9 (BENCHMARKS.md, "Big boards, second pass")."""
+
 
 @dataclass(frozen=True, slots=True)
 class MCTSConfig:
@@ -61,7 +67,7 @@ class MCTSConfig:
     guide_visits: int = 0
     """Playout search with a prior evaluator: ask it for the priors of the root and of every
     node that this many simulations have passed through (0: never)."""
-    guide_bias: float = 0.1
+    guide_bias: float = GUIDE_BIAS
     """Weight of the progressive bias ``bias * P * sqrt(N) / (1 + n)`` that the evaluator's
     priors ``P`` add to the UCT / MC-RAVE score of a node's children."""
     gumbel_visits: float = 50.0
