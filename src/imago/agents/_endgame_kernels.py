@@ -52,12 +52,11 @@ from imago.agents._othello_kernels import (
     U0,
     U1,
     board_squares,
-    final_score,
     potential_mobility,
 )
 from imago.agents._othello_patterns import evaluate
 from imago.agents._table import slot_of
-from imago.games.othello.bitboard import flips, legal_moves, lowest_square, popcount
+from imago.games.othello.bitboard import final_score, flips, legal_moves, lowest_square, popcount
 
 SMALL = 6
 SHALLOW = 9

@@ -100,24 +100,6 @@ def board_squares(size: int) -> int:
 
 
 @numba.njit(cache=True)
-def final_score(p: np.uint64, o: np.uint64, squares: int = 64) -> int:
-    """The final disc difference for the player ``p`` when the game is over, on a board of
-    ``squares`` squares (64: 8x8; 36: 6x6).
-
-    Empty squares go to the winner (the World Othello Federation rule the FFO scores use).
-    """
-    np_ = popcount(p)
-    no = popcount(o)
-    diff = np_ - no
-    empties = squares - np_ - no
-    if diff > 0:
-        return diff + empties
-    if diff < 0:
-        return diff - empties
-    return 0
-
-
-@numba.njit(cache=True)
 def potential_mobility(p: np.uint64, o: np.uint64, mask: np.uint64 = _ALL) -> int:
     """Empty squares of the board ``mask`` next to the opponent's discs (where the player may
     later play)."""

@@ -36,11 +36,10 @@ from imago.agents._othello_kernels import (
     U1,
     board_squares,
     edge_stable,
-    final_score,
     potential_mobility,
 )
 from imago.agents._table import probe, slot_of, store, stored_move
-from imago.games.othello.bitboard import flips, legal_moves, lowest_square, popcount
+from imago.games.othello.bitboard import final_score, flips, legal_moves, lowest_square, popcount
 
 WIN = 1_000_000
 DISC = 1000

@@ -184,7 +184,6 @@ class EndgameSolver:
         (an estimate of the score: the closer, the fewer nodes; any value gives the exact
         score; by default a shallow search with the pattern evaluation on 8x8, 0 on smaller
         boards)."""
-        from imago.agents._othello_kernels import final_score
         from imago.games.othello import bitboard as bb
 
         player, opponent = int(player), int(opponent)
@@ -205,7 +204,7 @@ class EndgameSolver:
                 o, p, -64, 64, size, stats, self._keys, self._data, self._scratch, self._patterns
             )
             if int(bb.legal_moves(o, p)) & board == 0:
-                score = int(final_score(p, o, size * size))
+                score = int(bb.final_score(p, o, size * size))
             self._check(stats)
             return EndgameResult(
                 int(score), Move.PASS, (), exact_all, int(stats[0]), time.perf_counter() - start

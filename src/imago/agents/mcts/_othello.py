@@ -18,8 +18,8 @@ import numpy as np
 
 from imago.agents._othello_kernels import random_square
 from imago.agents.mcts import _tree as kt
-from imago.games.othello.batch import disc_difference, legal_into, square_of, write_board
-from imago.games.othello.bitboard import flips, legal_moves
+from imago.games.othello.batch import legal_into, square_of, write_board
+from imago.games.othello.bitboard import final_score, flips, legal_moves, popcount
 
 U0 = np.uint64(0)
 U1 = np.uint64(1)
@@ -73,7 +73,7 @@ def playout(
         p, o = o, p
         sign = -sign
         c = 3 - c
-    return sign * disc_difference(p, o, mask)
+    return sign * final_score(p, o, popcount(mask))
 
 
 @numba.njit(cache=True, nogil=True)
@@ -133,7 +133,7 @@ def run_playouts(
             node = child
         first[:] = 0
         if ni[node, kt.N_COUNT] == 0:
-            value = outcome(disc_difference(p, o, mask))
+            value = outcome(final_score(p, o, popcount(mask)))
         else:
             value = outcome(playout(p, o, color, mask, size, rng, first))
         kt.backup(path_n, path_e, depth, node, value, first, nn, amaf, 0.0, ni, nf, ef, ei)
@@ -247,7 +247,7 @@ def collect_leaves(
             n = -1
             while True:
                 if ni[node, kt.N_COUNT] == 0:
-                    outcome_value = outcome(disc_difference(p, o, mask))
+                    outcome_value = outcome(final_score(p, o, popcount(mask)))
                     break
                 if depth == 0 and (ni[node, kt.N_FLAGS] & (kt.EVALUATED | kt.PENDING)) == 0:
                     ni[node, kt.N_FLAGS] |= kt.PENDING  # a new root: evaluated first

@@ -83,19 +83,6 @@ def legal_into(p: np.uint64, o: np.uint64, mask: np.uint64, size: int, out: np.n
 
 
 @njit(cache=True)
-def disc_difference(p: np.uint64, o: np.uint64, mask: np.uint64) -> int:
-    """The final disc difference for ``p`` with the empty squares given to the winner."""
-    mine = _k.popcount(p)
-    theirs = _k.popcount(o)
-    empties = _k.popcount(mask & ~(p | o))
-    if mine > theirs:
-        return mine - theirs + empties
-    if theirs > mine:
-        return mine - theirs - empties
-    return 0
-
-
-@njit(cache=True)
 def _step(
     black: np.ndarray,
     white: np.ndarray,
@@ -167,8 +154,9 @@ def _over(black: np.ndarray, white: np.ndarray, mask: np.uint64, out: np.ndarray
 def _scores(
     black: np.ndarray, white: np.ndarray, mask: np.uint64, indices: np.ndarray, out: np.ndarray
 ) -> None:
+    squares = bb.popcount(mask)
     for j in range(indices.shape[0]):
-        out[j] = disc_difference(black[indices[j]], white[indices[j]], mask)
+        out[j] = bb.final_score(black[indices[j]], white[indices[j]], squares)
 
 
 @njit(cache=True)

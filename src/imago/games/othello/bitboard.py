@@ -38,6 +38,7 @@ from imago.games.othello._kernels import I64, Bits
 
 __all__ = [
     "board_mask",
+    "final_score",
     "flips",
     "legal_moves",
     "lowest_square",
@@ -98,6 +99,21 @@ def perft(p: Bits, o: Bits, depth: int) -> I64:
     A pass is a ply, a finished game is a leaf wherever it ends, the last ply is bulk-counted.
     """
     return _k.perft(p, o, depth, _k.FULL)
+
+
+@njit("int64(uint64, uint64, int64)", cache=True)
+def final_score(p: Bits, o: Bits, squares: int) -> I64:
+    """The final disc difference for ``p`` on a board of ``squares`` squares (64 on 8x8, 36 on
+    6x6), the empty squares given to the winner (the World Othello Federation rule that the
+    FFO scores use)."""
+    mine = _k.popcount(p)
+    theirs = _k.popcount(o)
+    empties = squares - mine - theirs
+    if mine > theirs:
+        return mine - theirs + empties
+    if theirs > mine:
+        return mine - theirs - empties
+    return np.int64(0)
 
 
 @njit("uint64(int64)", cache=True)
