@@ -55,7 +55,7 @@ from imago.core.color import Color
 from imago.core.move import Move, Point
 from imago.games.go import GoPosition, GoRules, KoRule, Scoring, new_game
 from imago.gtp.client import EngineError, GtpEngine
-from imago.records._io import atomic_write
+from imago.core.files import atomic_write
 
 GNUGO = os.environ.get("GNUGO", "/usr/games/gnugo")
 KOMIS = (6.5, 7.0, 7.5)

@@ -74,3 +74,58 @@ def test_torch_only_in_nn():
                 module = getattr(node, "module", None) or ""
                 names = [module] + [a.name for a in node.names]
                 assert not any(n.split(".")[0] == "torch" for n in names), path
+
+
+def _private_imports(path: Path) -> set[str]:
+    """What a module imports with a private part in its name (``imago.x._y``,
+    ``from imago.x import _y``), by full name."""
+    found = set(_all_imports(path))
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return {
+        name
+        for name in found
+        if name.startswith("imago.") and any(_private(part) for part in name.split(".")[1:])
+    }
+
+
+def _private(name: str) -> bool:
+    return name.startswith("_") and not name.endswith("__")  # __version__ is public
+
+
+BENCH_MAY_TIME_KERNELS = "bench"
+"""The benchmarks time numba kernels directly, so they alone reach into private modules."""
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_private_modules_stay_inside_their_package(path: Path):
+    own = path.relative_to(ROOT).parts[0]
+    if own == BENCH_MAY_TIME_KERNELS:
+        return
+    foreign = {name for name in _private_imports(path) if name.split(".")[1] != own}
+    assert not foreign, f"{path.relative_to(ROOT)} reaches into other packages: {foreign}"
+
+
+@pytest.mark.parametrize(("package", "other_game"), [("go", "othello"), ("othello", "go")])
+def test_one_games_agent_code_never_reads_the_other_game(package: str, other_game: str):
+    for path in sorted((ROOT / "agents" / package).rglob("*.py")):
+        wrong = {
+            name
+            for name in _all_imports(path)
+            if name.startswith((f"imago.games.{other_game}", f"imago.agents.{other_game}"))
+        }
+        assert not wrong, f"{path.relative_to(ROOT)} imports {wrong}"
+
+
+def _all_imports(path: Path) -> set[str]:
+    """Every module a module imports, by full name."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module)
+    return names

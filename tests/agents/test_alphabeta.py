@@ -11,7 +11,7 @@ import pytest
 
 from imago.agents import Limit, SearchResult, make_agent
 from imago.agents.alphabeta import AlphaBetaAgent, AlphaBetaOptions
-from imago.agents.othello_weights import load_othello_weights
+from imago.agents.othello.weights import load_othello_weights
 from imago.core.move import Move
 from imago.games import make
 from imago.games.go import GoPosition

@@ -8,8 +8,8 @@ import numba
 import numpy as np
 import pytest
 
-from imago.agents.endgame import EndgameSolver, SearchAborted, parse_board
-from imago.agents.othello_weights import load_pattern_weights
+from imago.agents.othello.endgame import EndgameSolver, SearchAborted, parse_board
+from imago.agents.othello.weights import load_pattern_weights
 from imago.core.errors import InvalidMoveError
 from imago.games.othello import OthelloState, new_game
 

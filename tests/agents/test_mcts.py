@@ -86,7 +86,7 @@ def test_plays_a_winning_move_of_ffo_1() -> None:
     # FFO #1 (Black to move): g8 wins by 18 and a few other moves win by less. A search that
     # maximises the chance of winning may pick any winning move; the exact solver (not the
     # search) says which moves win, and the search must pick one of them, confidently.
-    from imago.agents.endgame import EndgameSolver
+    from imago.agents.othello.endgame import EndgameSolver
 
     state = OthelloState.from_board_string(_OTHELLO_ENDGAME, "X")
     solved = EndgameSolver().solve_state(state, exact_all=True)
@@ -430,7 +430,7 @@ def _after(diagram: str, move: str) -> tuple[np.ndarray, int]:
     ],
 )
 def test_heavy_policy_answers_ataris(diagram: str, white_move: str, expected: str) -> None:
-    from imago.agents import _go_playout_kernels as hk
+    from imago.agents.go import _playouts as hk
     from imago.games.go import fastpath as gf
 
     s, size = _after(diagram, white_move)
@@ -441,7 +441,7 @@ def test_heavy_policy_answers_ataris(diagram: str, white_move: str, expected: st
 
 
 def test_heavy_policy_avoids_self_atari_of_groups() -> None:
-    from imago.agents import _go_playout_kernels as hk
+    from imago.agents.go import _playouts as hk
     from imago.games.go import fastpath as gf
 
     position = GoPosition.from_diagram(
@@ -466,7 +466,7 @@ def test_heavy_policy_avoids_self_atari_of_groups() -> None:
 
 @pytest.mark.parametrize("policy", [0, 1])
 def test_go_playouts_play_legal_moves_only(policy: int) -> None:
-    from imago.agents import _go_playout_kernels as hk
+    from imago.agents.go import _playouts as hk
     from imago.games.go import fastpath as gf
 
     rng = gf.seed_rng(11)
@@ -598,7 +598,7 @@ def _settled(state: object) -> bool:
     ],
 )
 def test_a_root_pass_is_timely_only_on_a_settled_board(diagram: str, timely: bool) -> None:
-    from imago.agents.mcts import _go
+    from imago.agents.go import _mcts as _go
     from imago.games.go import GoPosition
     from imago.games.go import fastpath as gf
 

@@ -14,7 +14,7 @@ from imago.games.go import GoPosition, GoRules
 
 
 def _code(diagram: str, point: str) -> tuple[np.ndarray, int, int]:
-    from imago.agents import _go_patterns as gp
+    from imago.agents.go import _patterns as gp
     from imago.games.go import fastpath as gf
 
     position = GoPosition.from_diagram(diagram)
@@ -89,7 +89,7 @@ def _code(diagram: str, point: str) -> tuple[np.ndarray, int, int]:
     ],
 )
 def test_pattern_table(diagram: str, point: str, matches: bool) -> None:
-    from imago.agents._go_patterns import pattern_table
+    from imago.agents.go._patterns import pattern_table
 
     _, _, code = _code(diagram, point)
     assert bool(pattern_table()[code]) is matches
@@ -112,7 +112,7 @@ def test_pattern_codes_on_the_edge() -> None:
 
 
 def test_pattern_playouts_play_legal_moves_only() -> None:
-    from imago.agents import _go_patterns as gp
+    from imago.agents.go import _patterns as gp
     from imago.games.go import fastpath as gf
 
     table = gp.pattern_table()
@@ -132,8 +132,8 @@ def test_pattern_playouts_play_legal_moves_only() -> None:
 
 def _priors(position: GoPosition) -> dict[str, float]:
     """Each legal move's prior win rate (virtual wins / virtual visits) at ``position``."""
-    from imago.agents import _go_patterns as gp
-    from imago.agents.mcts import _go as mk
+    from imago.agents.go import _mcts as mk
+    from imago.agents.go import _patterns as gp
     from imago.games.go import fastpath as gf
 
     size = position.size
@@ -172,7 +172,7 @@ def test_priors_favour_captures_and_escapes_and_punish_self_atari() -> None:
 
 
 def test_prior_weight_zero_leaves_edges_untouched() -> None:
-    from imago.agents import _go_patterns as gp
+    from imago.agents.go import _patterns as gp
     from imago.games.go import fastpath as gf
 
     s = gf.to_arrays(GoPosition.empty(9))

@@ -7,11 +7,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from imago.agents import _othello_patterns as pat
-from imago.agents import _othello_search as search
 from imago.agents._table import new_table
 from imago.agents.alphabeta import AlphaBetaAgent, AlphaBetaOptions
-from imago.agents.othello_weights import (
+from imago.agents.othello import _alphabeta as search
+from imago.agents.othello import patterns as pat
+from imago.agents.othello.weights import (
     PATTERN_FORMAT,
     WeightsError,
     load_evaluation,

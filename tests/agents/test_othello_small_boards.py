@@ -16,9 +16,9 @@ import pytest
 from typer.testing import CliRunner
 
 from imago.agents import Limit, make_agent
-from imago.agents import _othello_kernels as kernels
-from imago.agents.endgame import EndgameSolver, parse_board
-from imago.agents.othello_weights import WeightsError, load_evaluation, load_othello_weights
+from imago.agents.othello import _kernels as kernels
+from imago.agents.othello.endgame import EndgameSolver, parse_board
+from imago.agents.othello.weights import WeightsError, load_evaluation, load_othello_weights
 from imago.cli.app import app
 from imago.core.color import Color
 from imago.core.errors import InvalidMoveError

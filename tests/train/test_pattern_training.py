@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from imago.agents.othello_weights import load_pattern_weights
+from imago.agents.othello.weights import load_pattern_weights
 from imago.cli.app import app
 from imago.games import make
 from imago.records.wthor import read_games

@@ -18,7 +18,7 @@ import pytest
 from typer.testing import CliRunner
 
 from imago.agents import Limit, make_agent
-from imago.agents.othello_weights import load_othello_weights, save_othello_weights
+from imago.agents.othello.weights import load_othello_weights, save_othello_weights
 from imago.cli.app import app
 from imago.games.othello import new_game
 from imago.tune.genetic import GAConfig, GeneticRun, Layout, genome_of, table_of

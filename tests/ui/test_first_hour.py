@@ -229,3 +229,15 @@ def test_every_command_names_the_problem_and_the_fix(
     assert re.search(message, text), (args, text)
     assert not PYTHON_TEXT.search(text), text
     assert not (files / "ds").exists() and not (files / "run").exists()
+
+
+@pytest.mark.parametrize("game", ["go", "othello"])
+def test_the_cold_start_check_names_kernel_modules_that_exist(game: str) -> None:
+    """``imago play`` warns of a cold start by the numba cache of these modules: a module that
+    was renamed away would make the check silently say "warm"."""
+    import importlib.util
+
+    from imago.cli.warmup import KERNEL_MODULES
+
+    missing = [name for name in KERNEL_MODULES[game] if importlib.util.find_spec(name) is None]
+    assert missing == []

@@ -8,7 +8,7 @@ best move. One entry per slot, always replaced; the caller picks the slot (:func
 hashes two words; Go masks its Zobrist key).
 
 The exact endgame solver keeps its own table (two bounds and the number of empties per entry,
-in ``int8``, two-way buckets: see :mod:`imago.agents._endgame_kernels`) on the same keys and the
+in ``int8``, two-way buckets: see :mod:`imago.agents.othello._endgame`) on the same keys and the
 same :func:`slot_of`.
 """
 

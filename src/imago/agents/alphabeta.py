@@ -1,6 +1,6 @@
 """The alpha-beta agent (``alphabeta``): negamax with iterative deepening, for Othello and Go.
 
-The search (numba kernels in ``_othello_search`` / ``_go_search``) is fail-soft principal
+The search (numba kernels in ``othello._alphabeta`` / ``go._alphabeta``) is fail-soft principal
 variation search with a Zobrist-keyed transposition table holding bounds and best moves, move
 ordering (table move, then the previous iteration's order at the root, then a cheap static
 guess), and optional pruning to the ``top_k`` best-ordered moves below the first ply (002's
@@ -14,10 +14,10 @@ one table per game stage, plus mobility), trained by least squares on the WTHOR 
 ``imago train patterns`` and shipped as ``data/othello_patterns.npz``; the ``weights`` option
 names another such ``.npz`` file, or a ``.json`` file of 002's hand-made phase evaluation
 (positional mask, mobility, potential mobility, corners, edge stability, and the disc
-difference late; the built-in one is ``data/othello_weights.json``, option value ``mask``).
-When ``endgame_empties`` or fewer squares are empty, the agent solves the position exactly with
-:class:`~imago.agents.endgame.EndgameSolver` (falling back to the heuristic search if the solve
-does not fit in the time).
+difference late; the built-in one is ``othello/data/othello_weights.json``, option value ``mask``).
+When ``endgame_empties`` or fewer squares are empty, the agent solves the position exactly
+with :class:`~imago.agents.othello.endgame.EndgameSolver` (falling back to the heuristic search
+if the solve does not fit in the time).
 
 Othello on 6x6 (and 4x4): the WTHOR patterns are 8x8 knowledge and do not apply, so the
 evaluation is 002's phase evaluation with the masks adapted to the board
@@ -52,7 +52,7 @@ from imago.agents.base import (
     SearchResult,
     StopFlag,
 )
-from imago.agents.othello_weights import (
+from imago.agents.othello.weights import (
     MASK_FILES,
     load_evaluation,
     othello_weights_size,
@@ -96,7 +96,7 @@ class _Backend(Protocol):
 
 class _OthelloBackend:
     def __init__(self, state: GameState, agent: AlphaBetaAgent) -> None:
-        from imago.agents import _othello_search as k
+        from imago.agents.othello import _alphabeta as k
         from imago.games.othello import OthelloState
         from imago.games.othello import bitboard as bb
 
@@ -151,7 +151,7 @@ class _OthelloBackend:
 
 class _GoBackend:
     def __init__(self, state: GameState, agent: AlphaBetaAgent) -> None:
-        from imago.agents import _go_search as k
+        from imago.agents.go import _alphabeta as k
         from imago.games.go import fastpath as gf
 
         self._k = k
@@ -459,7 +459,7 @@ class AlphaBetaAgent(Agent):
 
     # -- Othello endgame ------------------------------------------------------------------------
     def _try_endgame(self, state: GameState, limit: Limit, start: float) -> SearchResult | None:
-        from imago.agents.endgame import EndgameSolver, SearchAborted
+        from imago.agents.othello.endgame import EndgameSolver, SearchAborted
 
         empties = int(np.count_nonzero(state.board() == 0))
         if empties > self.options.endgame_empties:

@@ -28,8 +28,8 @@ from imago.agents.registry import make_agent, parse_agent_spec
 from imago.arena._sgf import game_to_sgf
 from imago.arena.game import GameResult, GameSettings, play_game
 from imago.core.color import Color
+from imago.core.files import atomic_write
 from imago.core.move import Move
-from imago.records._io import atomic_write
 from imago.records.sgf import RU_OF_RULES
 
 if TYPE_CHECKING:
@@ -284,7 +284,7 @@ def _wthor_openings(path: Path, plies: int) -> tuple[tuple[str, ...], ...]:
 
 def write_atomically(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` through a temporary file and a rename (the folder is made
-    if needed; the file gets the umask's permissions, :func:`imago.records._io.atomic_write`)."""
+    if needed; the file gets the umask's permissions, :func:`imago.core.files.atomic_write`)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write(path, text.encode("utf-8"))
 

@@ -31,7 +31,7 @@ def _solve_ffo(rows: list[list[str]], prefix: str, node_cap: int | None = None) 
 
     With ``node_cap`` a position that needs more nodes is given up and reported as capped
     (its time still counts in the totals)."""
-    from imago.agents.endgame import EndgameSolver, SearchAborted
+    from imago.agents.othello.endgame import EndgameSolver, SearchAborted
 
     solver = EndgameSolver(table_bits=22)
     solver.solve_board(rows[0][1].replace("-", "X", 60), "X")  # compile outside the timing
@@ -123,7 +123,7 @@ SIX_BY_SIX_START = -4
     "first legal move four times, 28 empties)",
 )
 def endgame6(config: BenchConfig) -> list[Figure]:
-    from imago.agents.endgame import EndgameSolver, SearchAborted
+    from imago.agents.othello.endgame import EndgameSolver, SearchAborted
     from imago.games.othello import new_game
 
     state = new_game(6)
@@ -321,9 +321,9 @@ def go_playout_policy(config: BenchConfig) -> list[Figure]:
 
     import numpy as np
 
-    from imago.agents._go_patterns import POLICY_PATTERN, pattern_table
-    from imago.agents._go_playout_kernels import POLICY_HEAVY, POLICY_RANDOM
-    from imago.agents.mcts import _go as mk
+    from imago.agents.go import _mcts as mk
+    from imago.agents.go._patterns import POLICY_PATTERN, pattern_table
+    from imago.agents.go._playouts import POLICY_HEAVY, POLICY_RANDOM
     from imago.games.go import fastpath, new_game
 
     position = new_game(size=9)

@@ -23,7 +23,7 @@ def solve(
     A board may start with "-" (imago solve --XX... X): words that are no option of this
     command are read as arguments.
     """
-    from imago.agents.endgame import EndgameSolver, parse_board
+    from imago.agents.othello.endgame import EndgameSolver, parse_board
 
     if board.startswith("--") and not set(board) <= set("-.XOxo"):
         ctx.fail(f"No such option: {board}")  # a mistyped option, read as the board

@@ -415,7 +415,7 @@ def patterns(
     """Fit the Othello alpha-beta agent's pattern evaluation to WTHOR games (least squares)."""
     from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
-    from imago.agents.othello_weights import WeightsError
+    from imago.agents.othello.weights import WeightsError
     from imago.core.errors import os_error_text
     from imago.records.wthor import WthorError
     from imago.train import othello_patterns as op

@@ -225,7 +225,7 @@ def _final(run: GeneticRun, final_games: int, jobs: int) -> None:
 
 
 def _plots(run: GeneticRun) -> None:
-    from imago.agents.othello_weights import load_othello_weights
+    from imago.agents.othello.weights import load_othello_weights
     from imago.tune.plots import plot_fitness, plot_masks
 
     history = run.history()

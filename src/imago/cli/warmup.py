@@ -22,17 +22,18 @@ from imago.cli._common import console, strongest_agent
 KERNEL_MODULES: dict[str, tuple[str, ...]] = {
     "go": (
         "imago.games.go._kernels",
-        "imago.agents._mcts_kernels",
-        "imago.agents._go_playout_kernels",
-        "imago.agents._go_patterns",
+        "imago.agents.mcts._tree",
+        "imago.agents.go._mcts",
+        "imago.agents.go._playouts",
+        "imago.agents.go._patterns",
         "imago.nn._feature_kernels",  # the network's input planes (nnmcts)
         "imago.records._sgf_kernels",
     ),
     "othello": (
         "imago.games.othello._kernels",
-        "imago.agents._othello_search",
-        "imago.agents._othello_patterns",
-        "imago.agents._endgame_kernels",
+        "imago.agents.othello._alphabeta",
+        "imago.agents.othello.patterns",
+        "imago.agents.othello._endgame",
         "imago.records._sgf_kernels",
     ),
 }

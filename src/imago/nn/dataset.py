@@ -25,7 +25,6 @@ build resumes where it stopped. Numpy only: no torch here.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,6 +34,7 @@ import numpy as np
 import numpy.typing as npt
 
 from imago.core.errors import ImagoError
+from imago.core.files import atomic_path, atomic_write_text
 
 FORMAT = "imago-dataset"
 VERSION = 1
@@ -46,19 +46,9 @@ class DatasetError(ImagoError, ValueError):
     """A dataset that is missing, empty, foreign or inconsistent."""
 
 
-def atomic_write_bytes(path: Path, data: bytes) -> None:
-    """Write ``data`` to a temporary file beside ``path``, then rename it into place."""
-    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
-    try:
-        tmp.write_bytes(data)
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
-
-
 def atomic_write_json(path: Path, data: Any) -> None:
-    atomic_write_bytes(path, (json.dumps(data, indent=1, sort_keys=True) + "\n").encode())
+    """``data`` as indented JSON, written atomically."""
+    atomic_write_text(path, json.dumps(data, indent=1, sort_keys=True) + "\n")
 
 
 @dataclass(slots=True)
@@ -104,7 +94,6 @@ def write_shard(
     path: Path, arrays: ShardArrays, extras: dict[str, npt.NDArray[np.generic]] | None = None
 ) -> None:
     """Write one compressed shard atomically (``extras``: more arrays, for its writer)."""
-    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}.npz")
     fields: dict[str, npt.NDArray[np.generic]] = {
         "planes": arrays.planes,
         "legal": arrays.legal,
@@ -114,12 +103,8 @@ def write_shard(
     }
     if arrays.target is not None:
         fields["target"] = arrays.target
-    try:
+    with atomic_path(path, suffix=".npz") as tmp:
         np.savez_compressed(tmp, **{**(extras or {}), **fields})  # type: ignore[arg-type]
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
 
 
 def read_shard(path: Path) -> ShardArrays:

@@ -9,7 +9,6 @@ The model's spec (game, size, feature set, architecture) is stored as the metada
 from __future__ import annotations
 
 import json
-import os
 import tempfile
 import warnings
 from pathlib import Path
@@ -18,6 +17,7 @@ from typing import Any
 import torch
 from torch import nn
 
+from imago.core.files import atomic_path
 from imago.nn.models import ModelError, Net
 from imago.nn.store import load_model
 
@@ -43,14 +43,12 @@ def export_onnx(model_path: str | Path, onnx_path: str | Path, size: int | None 
         raise ImportError("ONNX export needs the onnx package (pip install onnx)") from None
     loaded = load_model(model_path, size=size)
     spec = loaded.spec
-    target = Path(onnx_path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_name(f".{target.name}.tmp{os.getpid()}")
     example = torch.zeros(1, spec.feature_set.planes, spec.size, spec.size)
     outputs = ["policy", "value"] if loaded.net.has_value else ["policy"]
     axes = {name: {0: "batch"} for name in ["planes", *outputs]}
+    target = Path(onnx_path)
     try:
-        with warnings.catch_warnings():
+        with atomic_path(target) as tmp, warnings.catch_warnings():
             warnings.simplefilter("ignore")  # the TorchScript exporter warns it is the old one
             torch.onnx.export(
                 _Outputs(loaded.net).eval(),
@@ -61,18 +59,14 @@ def export_onnx(model_path: str | Path, onnx_path: str | Path, size: int | None 
                 dynamic_axes=axes,
                 dynamo=False,
             )
-        graph = onnx.load(str(tmp))
-        entry = graph.metadata_props.add()
-        entry.key = "imago_spec"
-        entry.value = json.dumps(spec.to_dict())
-        onnx.checker.check_model(graph)
-        onnx.save(graph, str(tmp))
-        os.replace(tmp, target)
+            graph = onnx.load(str(tmp))
+            entry = graph.metadata_props.add()
+            entry.key = "imago_spec"
+            entry.value = json.dumps(spec.to_dict())
+            onnx.checker.check_model(graph)
+            onnx.save(graph, str(tmp))
     except (RuntimeError, ValueError) as error:
         raise ModelError(f"ONNX export failed: {error}") from None
-    finally:
-        if tmp.exists():
-            tmp.unlink()
     return target
 
 

@@ -12,7 +12,6 @@ checks the game and board size the caller expects and says clearly when they dif
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -20,6 +19,7 @@ from typing import Any
 import torch
 
 from imago.core.errors import os_error_text
+from imago.core.files import atomic_path
 from imago.nn.features import FeatureSet, feature_set
 from imago.nn.models import (
     ArchConfig,
@@ -120,14 +120,8 @@ class LoadedModel:
 
 def atomic_torch_save(obj: Any, path: Path) -> None:
     """``torch.save`` to a temporary file beside ``path``, then rename it into place."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
-    try:
+    with atomic_path(path) as tmp:
         torch.save(obj, tmp)
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
 
 
 def model_payload(net: Net, spec: ModelSpec, info: dict[str, Any] | None = None) -> dict[str, Any]:

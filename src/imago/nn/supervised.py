@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
@@ -27,7 +26,8 @@ from typing import Any
 
 import numpy as np
 
-from imago.nn.dataset import Batch, Dataset, DatasetError, ShardArrays, atomic_write_bytes
+from imago.core.files import atomic_path, atomic_write_text
+from imago.nn.dataset import Batch, Dataset, DatasetError, ShardArrays
 
 CHECKPOINT = "checkpoint.pt"
 MODEL = "model.pt"
@@ -203,7 +203,7 @@ def train_supervised(
         say(f"resuming at epoch {state.epoch + 1}, step {state.step}")
     else:
         out.mkdir(parents=True, exist_ok=True)
-        atomic_write_bytes(out / CONFIG, json.dumps(_config_dict(config), indent=1).encode())
+        atomic_write_text(out / CONFIG, json.dumps(_config_dict(config), indent=1))
 
     train = dataset.load("train")
     val = _validation_subset(dataset, config)
@@ -573,7 +573,7 @@ def _save_checkpoint(
 
 def _write_metrics(out: Path, metrics: list[dict[str, Any]]) -> None:
     lines = "".join(json.dumps(row) + "\n" for row in metrics)
-    atomic_write_bytes(out / METRICS, lines.encode())
+    atomic_write_text(out / METRICS, lines)
     plot_curves(metrics, out / CURVES)
 
 
@@ -601,8 +601,7 @@ def plot_curves(metrics: list[dict[str, Any]], path: Path) -> bool:
     right.set_title("move prediction accuracy")
     right.legend()
     figure.tight_layout()
-    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}.png")
-    figure.savefig(tmp, dpi=80)
+    with atomic_path(path, suffix=".png") as tmp:
+        figure.savefig(tmp, dpi=80)
     plt.close(figure)
-    os.replace(tmp, path)
     return True

@@ -37,8 +37,8 @@ from pathlib import Path
 
 from imago.core.color import Color
 from imago.core.errors import ImagoError, InvalidMoveError
+from imago.core.files import atomic_write
 from imago.core.move import Move, Point
-from imago.records._io import atomic_write
 from imago.records.tree import Game, GameNode, RecordError, Setup, mainline_game, start_state
 
 SIZES = (4, 6, 8)

@@ -35,10 +35,10 @@ import numpy.typing as npt
 
 from imago.core.color import Color
 from imago.core.errors import IllegalMoveError, ImagoError, InvalidMoveError
+from imago.core.files import atomic_write
 from imago.core.game import GameState
 from imago.core.move import Move, Point
 from imago.records import sgf_grammar, sgf_properties
-from imago.records._io import atomic_write
 from imago.records.sgf_grammar import RawNode, RawTree, SgfError
 from imago.records.sgf_properties import (
     decode,

@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import TextIO
 
 from imago.core.errors import ImagoError, InvalidMoveError
+from imago.core.files import atomic_write
 from imago.core.move import Move
-from imago.records._io import atomic_write
 from imago.records.tree import Game, game_from_moves, start_state
 
 _TOKEN = re.compile(r"\s*(?:([a-zA-Z])(\d{1,2})|(pass|PASS|Pass|--|ps|PS|pa|PA))")

@@ -30,8 +30,8 @@ import numpy as np
 
 from imago.core.color import Color
 from imago.core.errors import ImagoError
+from imago.core.files import atomic_write
 from imago.core.move import Move, Point
-from imago.records._io import atomic_write
 from imago.records.tree import Game, game_from_moves, game_from_squares, start_state
 
 HEADER_SIZE = 16

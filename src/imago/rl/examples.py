@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from imago.core.color import Color
+from imago.core.files import atomic_write_text
 from imago.core.move import Move
 from imago.games import make
 from imago.nn.dataset import ShardArrays, pack_rows
@@ -193,9 +194,7 @@ def write_sgf(
 
 def _write_text(target: Path, text: str) -> None:
     target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_name(f".{target.name}.tmp{os.getpid()}")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, target)
+    atomic_write_text(target, text)
 
 
 def merge_leftovers(folder: RunFolder, round_: int, spec: GameSpec) -> int:

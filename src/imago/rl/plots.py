@@ -11,10 +11,10 @@ Needs matplotlib (the ``plot`` or ``nn`` extra); without it nothing is drawn.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
+from imago.core.files import atomic_path
 from imago.rl.folder import RunFolder
 
 
@@ -72,9 +72,8 @@ def plot_run(folder: RunFolder) -> list[Path]:
 
 
 def _save(figure: Any, path: Path) -> Path:
-    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}.png")
-    figure.savefig(tmp, dpi=80)
-    os.replace(tmp, path)
+    with atomic_path(path, suffix=".png") as tmp:
+        figure.savefig(tmp, dpi=80)
     return path
 
 

@@ -35,7 +35,6 @@ import numpy.typing as npt
 
 from imago.agents.base import StopFlag
 from imago.agents.mcts import MCTS, RULES, MCTSConfig, search_game
-from imago.agents.mcts import _tree as kt
 from imago.agents.mcts.evaluators import Evaluator
 from imago.games.go import GoRules
 from imago.games.go.batch import GoBatch
@@ -302,7 +301,7 @@ class SelfPlay:
         assert slot is not None
         config = self.config
         full = config.fast_simulations == 0 or self.rng.random() < config.full_fraction
-        forced = self.tree.ni[int(self.tree.roots[g]), kt.N_COUNT] == 1
+        forced = self.tree.children(int(self.tree.roots[g])) == 1
         slot.full = full and not forced  # a forced move (a pass, say) teaches nothing
         sims = config.simulations if full else config.fast_simulations
         if self.gumbel:
@@ -343,7 +342,7 @@ class SelfPlay:
                 self._finish(int(g), resigned=False, on_game=on_game)
                 continue
             child = self.tree.child(int(roots[g]), int(actions[g])) if self._reuse else -1
-            if child >= 0 and self.tree.ni[child, kt.N_COUNT] > 0:
+            if child >= 0 and self.tree.children(child) > 0:
                 roots[g] = child
             else:
                 self.search.new_root(self.tree, self.game, int(g))
@@ -363,11 +362,11 @@ class SelfPlay:
         assert slot is not None and slot.record is not None
         tree = self.tree
         root = int(tree.roots[g])
-        sl = tree.edges(root)
-        actions = tree.ei[sl, kt.E_ACTION]
-        visits = tree.ef[sl, kt.E_N]
+        actions = tree.actions(root)
+        stats = tree.stats(root)
+        visits = stats.n
         total = float(visits.sum())
-        value = float(tree.ef[sl, kt.E_W].sum() / total) if total > 0 else 0.5
+        value = float(stats.w.sum() / total) if total > 0 else 0.5
         moves = int(self.batch.moves[g])
         if len(actions) == 1:  # forced: no search was needed
             action = int(actions[0])
@@ -388,7 +387,7 @@ class SelfPlay:
         else:
             record.fast_searches += 1
         color = int(position[0][g])
-        best = float(np.max(tree.ef[sl, kt.E_W] / np.maximum(visits, 1))) if total else value
+        best = float(np.max(stats.w / np.maximum(visits, 1))) if total else value
         if self.config.resign > 0 and best < self.config.resign and not slot.would_resign:
             if slot.can_resign:
                 record.resigned = color

@@ -18,7 +18,6 @@ network's feature set) and kept.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +25,7 @@ import numpy as np
 
 from imago.agents.base import Limit
 from imago.core.color import Color
+from imago.core.files import atomic_path
 from imago.core.move import Move
 from imago.rl.config import LoopConfig
 from imago.rl.folder import RunFolder, iter_round_files
@@ -94,7 +94,7 @@ def records_metrics(folder: RunFolder, config: LoopConfig, model: Path) -> dict[
 def solver_positions(folder: RunFolder, config: LoopConfig) -> tuple[list[Any], np.ndarray]:
     """The run's fixed solver-labelled positions (made once and kept in ``validation/``):
     Othello states and, for each, a mask of the moves the exact solver proves best."""
-    from imago.agents.endgame import EndgameSolver
+    from imago.agents.othello.endgame import EndgameSolver
     from imago.agents.registry import make_agent
     from imago.games.othello import OthelloState
 
@@ -131,15 +131,14 @@ def solver_positions(folder: RunFolder, config: LoopConfig) -> tuple[list[Any], 
         best.append(mask)
     bits = [s.bitboards() for s in states]
     folder.validation_dir.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp.npz")
-    np.savez_compressed(
-        tmp,
-        player=np.array([b[0] for b in bits], dtype=np.uint64),
-        opponent=np.array([b[1] for b in bits], dtype=np.uint64),
-        color=np.array([int(s.to_play) for s in states], dtype=np.int8),
-        best=np.stack(best),
-    )
-    os.replace(tmp, path)
+    with atomic_path(path, suffix=".npz") as tmp:
+        np.savez_compressed(
+            tmp,
+            player=np.array([b[0] for b in bits], dtype=np.uint64),
+            opponent=np.array([b[1] for b in bits], dtype=np.uint64),
+            color=np.array([int(s.to_play) for s in states], dtype=np.int8),
+            best=np.stack(best),
+        )
     return states, np.stack(best)
 
 

@@ -3,7 +3,7 @@
 
 Every position before a move of a game (from the mover's side, passes skipped) is one
 least-squares example: the features are the pattern instances and mobility entries of
-:mod:`imago.agents._othello_patterns` (one table per stage, weights tied under the board's
+:mod:`imago.agents.othello.patterns` (one table per stage, weights tied under the board's
 symmetries) and the target is the game's disc difference for the mover: with the ``mixed``
 target, WTHOR's theoretical score (perfect play from the position with 24 empties) while at
 least ``theory_empties`` squares are empty, the final score after that; with ``final``, the
@@ -12,7 +12,7 @@ descent on the squared error in numba (one weight update per position, shuffled 
 learning rate decaying per epoch); games from ``validate_from`` on are held out and only
 measured.
 
-The result is an ``.npz`` file (see :func:`save_weights`) that ``imago.agents.othello_weights``
+The result is an ``.npz`` file (see :func:`save_weights`) that ``imago.agents.othello.weights``
 loads; it is written atomically after every epoch, so an interrupted run leaves the last
 finished epoch and ``resume`` continues from it.
 """
@@ -29,10 +29,10 @@ from pathlib import Path
 import numba
 import numpy as np
 
-from imago.agents import _othello_patterns as pat
-from imago.agents.othello_weights import PATTERN_FORMAT, load_pattern_weights
+from imago.agents.othello import patterns as pat
+from imago.agents.othello.weights import PATTERN_FORMAT, load_pattern_weights
+from imago.core.files import atomic_write
 from imago.games.othello.bitboard import flips, legal_moves, popcount
-from imago.records._io import atomic_write
 from imago.records.wthor import read_wtb
 
 _U1 = np.uint64(1)

@@ -6,7 +6,7 @@ average), each row mutates with probability 0.1 into a new random row, fitness c
 between individuals, and a round robin of the last generation names the winner. Here:
 
 * the genome is the mask of every game phase of the alpha-beta agent's phase evaluation
-  (opening, midgame, late: :func:`imago.agents.othello_weights.load_othello_weights`), optionally
+  (opening, midgame, late: :func:`imago.agents.othello.weights.load_othello_weights`), optionally
   with the phases' feature weights (mobility, potential mobility, corners, stable discs, discs);
   ``symmetric`` evolves a quarter of each mask (002's suggestion) mirrored to the whole board;
 * fitness is the score (win 1, draw 1/2) in games against other individuals (``peers``) and
@@ -48,7 +48,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from imago.agents.othello_weights import (
+from imago.agents.othello.weights import (
     WEIGHT_FEATURES,
     load_othello_weights,
     save_othello_weights,

@@ -29,9 +29,9 @@ from typing import Any
 
 from imago.agents.base import Agent, Limit, StopFlag
 from imago.core.color import Color
+from imago.core.files import atomic_write
 from imago.core.game import GameState, Outcome
 from imago.core.move import Move
-from imago.records._io import atomic_write
 from imago.records.tree import GameNode
 
 WINRATE = "win rate"

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from web_page import BoardPage, board_of
 
-from imago.agents.endgame import EndgameSolver
+from imago.agents.othello.endgame import EndgameSolver
 from imago.core.move import Move
 from imago.records import sgf, wthor
 from imago.records.transcript import format_transcript, read_transcript

@@ -16,11 +16,12 @@ from typing import Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
-from imago.agents.mcts import _go, _othello
+from imago.agents.go import _mcts as _go
 from imago.agents.mcts import _tree as kt
 from imago.agents.mcts.config import MCTSConfig
 from imago.agents.mcts.evaluators import FloatArray, IntArray, LeafBatch
 from imago.agents.mcts.tree import Tree
+from imago.agents.othello import _mcts as _othello
 from imago.core.game import GameState
 from imago.core.move import Move
 from imago.games.go import fastpath as gf
@@ -28,12 +29,12 @@ from imago.games.go.batch import GoBatch
 from imago.games.othello.batch import OthelloBatch, legal_into
 
 PLAYOUT_POLICIES = {"random": 0, "heavy": 1, "pattern": 2}
-"""Go playout policies by name (codes of :mod:`imago.agents._go_playout_kernels`)."""
+"""Go playout policies by name (codes of :mod:`imago.agents.go._playouts`)."""
 
 
 @functools.cache
 def _pattern_table() -> npt.NDArray[np.bool_]:
-    from imago.agents._go_patterns import pattern_table
+    from imago.agents.go._patterns import pattern_table
 
     return pattern_table()
 
@@ -92,7 +93,7 @@ class SearchGame(Protocol):
 
 class Guide:
     """The queue of nodes whose priors a playout search asks of an evaluator (see
-    :func:`imago.agents.mcts._go.run_playouts`)."""
+    :func:`imago.agents.go._mcts.run_playouts`)."""
 
     def __init__(self, leaves: LeafBatch, visits: int) -> None:
         self.leaves = leaves
@@ -327,7 +328,7 @@ class GoSearchGame:
 
     def root_pass(self) -> npt.NDArray[np.bool_]:
         """Whether each root may pass: always, or (``pass_moves="answer"``) as
-        :func:`imago.agents.mcts._go.pass_is_timely` says."""
+        :func:`imago.agents.go._mcts.pass_is_timely` says."""
         if self.pass_always:
             return self._root_pass
         h = gf.header(self.size)
@@ -342,7 +343,7 @@ class GoSearchGame:
         return self._root_pass
 
     def init_node(self, tree: Tree, node: int, g: int) -> None:
-        from imago.agents._go_patterns import node_priors
+        from imago.agents.go._patterns import node_priors
 
         state, _ = self._root(g)
         first, count = int(tree.ni[node, kt.N_FIRST]), int(tree.ni[node, kt.N_COUNT])

@@ -129,6 +129,10 @@ class Tree:
     def actions(self, node: int) -> IntArray:
         return self.ei[self.edges(node), kt.E_ACTION]
 
+    def children(self, node: int) -> int:
+        """How many children ``node`` has (0 until it is expanded)."""
+        return int(self.ni[node, kt.N_COUNT])
+
     def visits(self, node: int) -> float:
         return float(self.nf[node, kt.NF_VISITS])
 

@@ -230,7 +230,7 @@ def othello_move_scores(
 ) -> Job:
     """A job scoring every legal Othello move (see the module docstring): ``agent`` (which
     must report ``value``) searches each resulting position at depth 1, 2, ...; ``solver``
-    (an :class:`imago.agents.endgame.EndgameSolver`, or ``None``) solves each exactly once
+    (an :class:`imago.agents.othello.endgame.EndgameSolver`, or ``None``) solves each exactly once
     ``config.exact_empties`` or fewer squares are empty."""
 
     def job(stop: threading.Event, publish: Publish) -> None:
@@ -297,7 +297,7 @@ def _child_value(
 
 
 def _solve_child(solver: Any, state: GameState, move: Move, nodes: int) -> int | None:
-    from imago.agents.endgame import SearchAborted
+    from imago.agents.othello.endgame import SearchAborted
 
     try:
         result = solver.solve_state(state.play(move), node_limit=nodes)

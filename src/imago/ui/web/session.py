@@ -768,7 +768,7 @@ class Session:
         config = self.config.analysis
         if state.game == "othello" and state.size == 8 and agent.name == "alphabeta":
             if self.solver is None and config.exact_empties:
-                from imago.agents.endgame import EndgameSolver
+                from imago.agents.othello.endgame import EndgameSolver
 
                 self.solver = EndgameSolver(table_bits=20)
             return othello_move_scores(agent, self.solver, state, name, config)

@@ -7,10 +7,10 @@ mobility, potential mobility, corners, stable discs, discs, and the phase's ``mi
 game is worth ``WIN`` plus the disc difference, far beyond any evaluation. The mask-evaluation
 kernels take the board ``size``: 8, or 6 / 4 for a board in the top-left corner (moves and
 empties masked to the board, its own corners and edges; see
-:data:`imago.agents._othello_kernels.GEOMETRY`).
+:data:`imago.agents.othello._kernels.GEOMETRY`).
 
 The ``*_patterns`` kernels (8x8 only) search with the pattern evaluation of
-:mod:`._othello_patterns` instead (``table`` ``int32[stages, TABLE_SIZE]``, hundredths of a
+:mod:`.patterns` instead (``table`` ``int32[stages, TABLE_SIZE]``, hundredths of a
 disc) and order moves by that evaluation of the children near the root, by the opponent's
 mobility one level above the leaves' parents, and by a fixed square priority just above the
 leaves.
@@ -27,8 +27,9 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from imago.agents import _othello_patterns as pat
-from imago.agents._othello_kernels import (
+from imago.agents._table import probe, slot_of, store, stored_move
+from imago.agents.othello import patterns as pat
+from imago.agents.othello._kernels import (
     G_CORNERS,
     G_MASK,
     GEOMETRY,
@@ -38,7 +39,6 @@ from imago.agents._othello_kernels import (
     edge_stable,
     potential_mobility,
 )
-from imago.agents._table import probe, slot_of, store, stored_move
 from imago.games.othello.bitboard import final_score, flips, legal_moves, lowest_square, popcount
 
 WIN = 1_000_000

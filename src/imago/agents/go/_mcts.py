@@ -22,8 +22,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from imago.agents._go_patterns import POLICY_PATTERN, node_priors, pattern_policy_move
-from imago.agents._go_playout_kernels import POLICY_HEAVY, heavy_move
+from imago.agents.go._patterns import POLICY_PATTERN, node_priors, pattern_policy_move
+from imago.agents.go._playouts import POLICY_HEAVY, heavy_move
 from imago.agents.mcts import _tree as kt
 from imago.games.go import fastpath as gf
 
@@ -51,8 +51,8 @@ def playout(
 ) -> float:
     """A playout on ``s`` in place until two passes or ``max_moves``: random sensible moves (no
     filling of one's own true eyes), the capture / atari-escape / no-self-atari policy of
-    :mod:`imago.agents._go_playout_kernels` under ``POLICY_HEAVY``, that plus 3x3 patterns
-    (``table``, :mod:`imago.agents._go_patterns`) under ``POLICY_PATTERN``; records first
+    :mod:`imago.agents.go._playouts` under ``POLICY_HEAVY``, that plus 3x3 patterns
+    (``table``, :mod:`imago.agents.go._patterns`) under ``POLICY_PATTERN``; records first
     plays in ``first``; returns Black - White - komi."""
     nn = size * size
     h = gf.header(size)
@@ -223,7 +223,7 @@ def run_playouts(
     legal: np.ndarray,
 ) -> int:
     """Up to ``count`` simulations with playouts (``policy``) and the pattern priors of
-    :func:`imago.agents._go_patterns.node_priors` (weight ``prior``) on new nodes; the root's
+    :func:`imago.agents.go._patterns.node_priors` (weight ``prior``) on new nodes; the root's
     pass (its last edge) is chosen only when ``root_pass``; how many ran.
 
     With ``guide_visits > 0`` the priors of the root and of each node that ``guide_visits``
@@ -349,7 +349,7 @@ def collect_leaves(
     legal: np.ndarray,
     states: np.ndarray,
 ) -> int:
-    """Go's :func:`imago.agents.mcts._othello.collect_leaves`: the roots are the games of
+    """Go's :func:`imago.agents.othello._mcts.collect_leaves`: the roots are the games of
         a batch (``fulls``: full arrays of the rules with their superko keys at ``keys_at``,
         ``nkeys`` of them); a game ended by two passes is valued by ``ended``; ``states[b]``
     receives the leaf's state array when it has rows."""

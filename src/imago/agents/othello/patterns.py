@@ -1,5 +1,6 @@
 # mypy: disable-error-code="no-any-return,return-value,assignment"
-"""Private numba kernels of the Othello pattern evaluation (Logistello / Edax style).
+"""The Othello pattern evaluation (Logistello / Edax style): its patterns, stages and tables, as
+numba kernels that the search calls and `imago.train` fits (the one definition of both).
 
 A position is the two bitboards ``p`` (side to move) and ``o``; square ``row * 8 + col`` is
 bit ``row * 8 + col`` (``a1`` = 0). The evaluation is a sum of table lookups: every *instance*

@@ -16,8 +16,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from imago.agents._othello_kernels import random_square
 from imago.agents.mcts import _tree as kt
+from imago.agents.othello._kernels import random_square
 from imago.games.othello.batch import legal_into, square_of, write_board
 from imago.games.othello.bitboard import final_score, flips, legal_moves, popcount
 

@@ -5,7 +5,7 @@ Negamax with alpha-beta over bitboards (see :mod:`imago.games.othello.bitboard`)
 
 * ``solve_root``: the root by a sequence of null-window probes (MTD(f) over even scores),
   starting from a first guess (``estimate``: a shallow search with the pattern evaluation of
-  :mod:`imago.agents._othello_patterns`, rounded to an even disc difference).
+  :mod:`imago.agents.othello.patterns`, rounded to an even disc difference).
 * ``solve_deep`` (more than ``SHALLOW`` empties): transposition table (both bounds and best
   move per entry, two-way buckets; the keys and slots of :mod:`imago.agents._table`),
   enhanced transposition cutoff from ``ETC_EMPTIES`` empties up (a child already stored with a
@@ -26,7 +26,7 @@ Move lists live in a preallocated ``scratch`` array (one row per number of empti
 
 Every kernel takes the board ``size``: 8, or 6 / 4 for a board in the top-left corner of the
 bitboards (moves and empty squares masked to the board, its own corners, parity quadrants and
-number of squares, read from :data:`imago.agents._othello_kernels.GEOMETRY`). The pattern
+number of squares, read from :data:`imago.agents.othello._kernels.GEOMETRY`). The pattern
 evaluation is 8x8 only: on smaller boards the cheap probe orders moves at every depth and the
 root's first guess is 0.
 
@@ -42,7 +42,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from imago.agents._othello_kernels import (
+from imago.agents._table import slot_of
+from imago.agents.othello._kernels import (
     G_CORNERS,
     G_MASK,
     G_NEXT_TO_CORNERS,
@@ -54,8 +55,7 @@ from imago.agents._othello_kernels import (
     board_squares,
     potential_mobility,
 )
-from imago.agents._othello_patterns import evaluate
-from imago.agents._table import slot_of
+from imago.agents.othello.patterns import evaluate
 from imago.games.othello.bitboard import final_score, flips, legal_moves, lowest_square, popcount
 
 SMALL = 6

@@ -9,7 +9,7 @@ MoGo's playout patterns, Gelly et al. 2006) under any of the 8 symmetries and wi
 colour as ``X``, so one table serves both players; :func:`code3x3` computes a code in numba.
 
 **Pattern playout policy** (``POLICY_PATTERN``): the heavy policy's capture and atari escape
-answering the last move (:func:`imago.agents._go_playout_kernels.tactical_move`), else a
+answering the last move (:func:`imago.agents.go._playouts.tactical_move`), else a
 random point among the last move's 8 neighbours that matches a pattern and is no self-atari,
 else a random sensible move that is no self-atari of a group of two or more stones.
 
@@ -30,7 +30,7 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
-from imago.agents._go_playout_kernels import (
+from imago.agents.go._playouts import (
     atari_liberty,
     escape_keeps,
     neighbours,

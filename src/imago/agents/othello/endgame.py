@@ -1,6 +1,6 @@
 """Exact Othello endgame solver: the final disc difference under perfect play, and a best move.
 
-The search (numba, :mod:`imago.agents._endgame_kernels`) is negamax with alpha-beta over
+The search (numba, :mod:`imago.agents.othello._endgame`) is negamax with alpha-beta over
 bitboards: the root solved by a sequence of null-window probes (MTD(f)) from a first guess given
 by the pattern evaluation, a transposition table with bounds and best move, enhanced
 transposition cutoffs, move ordering by a shallow probe far from the end (with the pattern
@@ -121,14 +121,14 @@ class EndgameSolver:
 
     ``table_bits`` sets the table size (``2**table_bits`` entries of 20 bytes). ``patterns``
     is the pattern evaluation table (``int32[stages, table]``, see
-    :func:`imago.agents.othello_weights.load_pattern_weights`; the built-in weights when omitted):
+    :func:`imago.agents.othello.weights.load_pattern_weights`; the built-in weights when omitted):
     it gives the root's first guess and orders moves far from the end.
     """
 
     def __init__(self, table_bits: int = 21, patterns: np.ndarray | None = None) -> None:
-        from imago.agents import _endgame_kernels as kernels
-        from imago.agents._othello_patterns import STAGES, TABLE_SIZE
-        from imago.agents.othello_weights import load_evaluation
+        from imago.agents.othello import _endgame as kernels
+        from imago.agents.othello.patterns import STAGES, TABLE_SIZE
+        from imago.agents.othello.weights import load_evaluation
 
         self._kernels = kernels
         table = load_evaluation()[1] if patterns is None else patterns

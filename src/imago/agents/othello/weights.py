@@ -3,7 +3,7 @@
 Two kinds: 002's hand-made phase evaluation (mask weights, ``.json``: a positional mask per
 game phase plus mobility, potential mobility, corners, edge stability and discs; built in for
 8x8, 6x6 and 4x4, see :data:`MASK_FILES`), and the pattern evaluation trained on WTHOR
-(``.npz``, 8x8 only, see :mod:`imago.agents._othello_patterns`; built in as
+(``.npz``, 8x8 only, see :mod:`imago.agents.othello.patterns`; built in as
 :data:`PATTERN_FILE`). :func:`load_evaluation` picks the one a ``weights`` option names.
 """
 
@@ -18,6 +18,9 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+
+_DATA = resources.files("imago.agents.othello") / "data"
+"""The shipped weights (seed 002's masks per board size, the WTHOR pattern evaluation)."""
 
 WEIGHT_FEATURES = ("mobility", "potential_mobility", "corners", "stable", "discs", "min_empties")
 
@@ -50,7 +53,7 @@ def _read_mask_doc(path: str | Path | None, size: int = 8) -> tuple[dict[str, An
             raise WeightsError(f"{name}: cannot read: {error.strerror or error}") from None
     else:
         name = MASK_FILES[size]
-        text = (resources.files("imago.agents") / "data" / name).read_text(encoding="utf-8")
+        text = _DATA.joinpath(name).read_text(encoding="utf-8")
     try:
         doc = json.loads(text)
     except json.JSONDecodeError as error:
@@ -136,7 +139,7 @@ def save_othello_weights(
     description: str = "",
 ) -> None:
     """Write mask weights as a ``.json`` file the ``weights`` option reads (atomically)."""
-    from imago.records._io import atomic_write
+    from imago.core.files import atomic_write
 
     doc = othello_weights_document(table, size, names=names, description=description)
     atomic_write(path, (json.dumps(doc, indent=1) + "\n").encode("utf-8"))
@@ -152,13 +155,13 @@ def load_pattern_weights(path: str | Path | None = None) -> npt.NDArray[np.int32
     """Read an Othello pattern weights file (``.npz``; the built-in one when ``path`` is
     empty) into the ``int32[stages, table]`` array the search kernels use.
 
-    The file holds, per pattern of :mod:`imago.agents._othello_patterns`, its tied table
+    The file holds, per pattern of :mod:`imago.agents.othello.patterns`, its tied table
     ``w_<name>`` (``int16[stages, classes]``, hundredths of a disc) and the ``mobility``
     tables; they are expanded here to one full table per stage.
     """
-    from imago.agents import _othello_patterns as pat
+    from imago.agents.othello import patterns as pat
 
-    source: Any = Path(path) if path else resources.files("imago.agents") / "data" / PATTERN_FILE
+    source: Any = Path(path) if path else _DATA.joinpath(PATTERN_FILE)
     name = str(path) if path else PATTERN_FILE
     try:
         with source.open("rb") as stream, np.load(stream, allow_pickle=False) as data:
