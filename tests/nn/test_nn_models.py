@@ -19,7 +19,7 @@ from imago.nn.models import (  # noqa: E402
     arch_name,
     parse_arch,
 )
-from imago.nn.store import ModelSpec, load_model, save_model  # noqa: E402
+from imago.nn.store import ModelSpec, load_model, save_half, save_model  # noqa: E402
 
 SMALL = ["dense-h8", "convpool-c4c8", "l2c8", "b1c8"]
 
@@ -82,6 +82,35 @@ def test_save_load_round_trip_and_wrong_game(tmp_path: Path):
         load_model(path, size=6)
     with pytest.raises(ModelError, match=r"missing\.pt: no such file"):
         load_model(tmp_path / "missing.pt")
+
+
+def test_a_float16_copy_is_half_the_file_and_predicts_alike(tmp_path: Path):
+    spec = spec_for("b2c32")
+    net = spec.build().eval()
+    save_model(tmp_path / "model.pt", net, spec, {"note": "test"})
+    save_half(tmp_path / "model.pt", tmp_path / "half.pt")
+    full, half = (tmp_path / "model.pt").stat().st_size, (tmp_path / "half.pt").stat().st_size
+    assert half < 0.6 * full
+    loaded = load_model(tmp_path / "half.pt", game="othello", size=8)
+    assert loaded.info == {"note": "test", "stored_as": "float16"}
+    assert all(p.dtype == torch.float32 for p in loaded.net.parameters())  # computes in float32
+    x = torch.rand(16, 4, 8, 8)
+    with torch.no_grad():
+        ours, theirs = net(x)[0], loaded.net(x)[0]
+    assert not torch.equal(ours, theirs)  # the weights were rounded...
+    assert torch.allclose(ours, theirs, atol=0.05)  # ...and predict alike
+    assert torch.equal(ours.argmax(1), theirs.argmax(1))
+
+
+def test_a_weight_outside_float16s_range_is_refused(tmp_path: Path):
+    spec = spec_for("b1c8")
+    net = spec.build().eval()
+    with torch.no_grad():
+        next(net.parameters()).view(-1)[0] = 1e6
+    save_model(tmp_path / "model.pt", net, spec)
+    with pytest.raises(ModelError, match="outside float16's range"):
+        save_half(tmp_path / "model.pt", tmp_path / "half.pt")
+    assert not (tmp_path / "half.pt").exists()
 
 
 class Payload:

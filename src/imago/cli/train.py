@@ -383,19 +383,30 @@ def evaluate(
 @train_app.command("export")
 def export(
     model: Path = typer.Argument(..., help="A model file (model.pt) or checkpoint."),
-    onnx: Path = typer.Option(..., "--onnx", help="The ONNX file to write."),
+    onnx: Path | None = typer.Option(None, "--onnx", help="The ONNX file to write."),
+    half: Path | None = typer.Option(
+        None, "--half", help="A model file to write with float16 weights (half the size)."
+    ),
 ) -> None:
-    """Export a model to ONNX (input "planes"; outputs "policy" logits and "value")."""
+    """Export a model to ONNX (input "planes"; outputs "policy" logits and "value") and/or
+    as a float16 copy for shipping (it loads like any model)."""
+    if onnx is None and half is None:
+        raise fail("say what to write: --onnx FILE.onnx and/or --half FILE.pt")
     try:
         from imago.nn.export import export_onnx
         from imago.nn.models import ModelError
+        from imago.nn.store import save_half
     except ImportError as error:
-        raise fail(f"ONNX export needs the nn extra: {error}") from None
+        raise fail(f"export needs the nn extra: {error}") from None
     try:
-        export_onnx(model, onnx)
+        if half is not None:
+            save_half(model, half)
+            console.print(f"wrote {half} (float16 weights)")
+        if onnx is not None:
+            export_onnx(model, onnx)
+            console.print(f"wrote {onnx}")
     except (ModelError, ImportError) as error:
         raise fail(str(error)) from None
-    console.print(f"wrote {onnx}")
 
 
 @train_app.command("patterns")

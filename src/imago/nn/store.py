@@ -143,6 +143,28 @@ def save_model(
     atomic_torch_save(model_payload(net, spec, info), Path(path))
 
 
+def save_half(path: str | Path, out: str | Path) -> Path:
+    """Write a copy of the model at ``path`` (a model file or a training checkpoint) to ``out``
+    with its floating-point weights stored as float16: half the file, as imago ships its big
+    networks. It loads like any model, into float32 weights; its predictions differ from the
+    original's by float16 rounding (compare both with ``imago train evaluate``). Raises
+    :class:`ModelError` when a weight lies outside float16's range."""
+    loaded = load_model(path)
+    payload = model_payload(loaded.net, loaded.spec, {**loaded.info, "stored_as": "float16"})
+    state = {}
+    for name, tensor in payload["state_dict"].items():
+        if tensor.is_floating_point():
+            half = tensor.half()
+            if not bool(torch.isfinite(half).all()):
+                raise ModelError(f"{name} holds values outside float16's range")
+            tensor = half
+        state[name] = tensor
+    payload["state_dict"] = state
+    target = Path(out)
+    atomic_torch_save(payload, target)
+    return target
+
+
 def safe_load(path: str | Path, device: str | torch.device = "cpu") -> Any:
     """``torch.load`` that never unpickles code; clear errors for missing or foreign files."""
     from imago.nn.shipped import model_file_problem
