@@ -283,6 +283,10 @@ def test_weights_files_by_size(tmp_path: Path) -> None:
     assert not six[:, off_board].any()  # the 36 numbers sit on the 6x6 squares
     assert load_evaluation(None, 6)[0] == "mask"
     assert load_evaluation(None, 8)[0] == "patterns"
+    assert load_evaluation("patterns", 8)[1] is load_evaluation(None, 8)[1]  # by name too
+    assert load_evaluation("mask", 8)[0] == "mask"
+    with pytest.raises(WeightsError, match="built-in patterns are for 8x8"):
+        load_evaluation("patterns", 6)
     with pytest.raises(WeightsError, match="8x8"):
         load_othello_weights(_write(tmp_path, 8, 64), size=6)
     with pytest.raises(WeightsError, match="36 numbers"):

@@ -197,7 +197,7 @@ def load_evaluation(path: str | Path | None = None, size: int = 8) -> tuple[str,
     """``("patterns", table)`` or ``("mask", weights)``: the evaluation a ``weights`` option
     names for a ``size`` board (``.npz``: a pattern file, 8x8 only; ``.json``: mask weights of
     that size; empty: the built-in patterns on 8x8, the built-in mask weights on 6x6 and 4x4;
-    ``mask``: the built-in mask weights)."""
+    ``mask``: the built-in mask weights; ``patterns``: the built-in patterns, 8x8 only)."""
     if size not in MASK_FILES:
         raise WeightsError(f"Othello is played on 4x4, 6x6 or 8x8 boards, not {size}x{size}")
     if not path:
@@ -206,6 +206,10 @@ def load_evaluation(path: str | Path | None = None, size: int = 8) -> tuple[str,
         return "mask", load_othello_weights(size=size)
     if str(path) == "mask":
         return "mask", load_othello_weights(size=size)
+    if str(path) == "patterns":
+        if size != 8:
+            raise WeightsError(f"the built-in patterns are for 8x8 Othello, not {size}x{size}")
+        return "patterns", _builtin_patterns()
     suffix = Path(path).suffix.lower()
     if suffix == ".npz":
         if size != 8:
