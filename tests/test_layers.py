@@ -39,13 +39,7 @@ MODULES = sorted(p for p in ROOT.rglob("*.py") if p.relative_to(ROOT).parts[0] i
 
 def imported_packages(path: Path) -> set[str]:
     """The top-level imago packages a module imports (``imago.X...`` -> ``X``)."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    names: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            names.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            names.add(node.module)
+    names = _all_imports(path)
     return {name.split(".")[1] for name in names if name.startswith("imago.") and "." in name}
 
 

@@ -85,6 +85,7 @@ def test_save_load_round_trip_and_wrong_game(tmp_path: Path):
 
 
 def test_a_float16_copy_is_half_the_file_and_predicts_alike(tmp_path: Path):
+    torch.manual_seed(0)
     spec = spec_for("b2c32")
     net = spec.build().eval()
     save_model(tmp_path / "model.pt", net, spec, {"note": "test"})
