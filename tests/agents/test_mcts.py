@@ -145,6 +145,7 @@ def test_search_info_and_playout_limit() -> None:
 def test_time_limit_and_stop() -> None:
     state = make("go", size=9)
     agent = make_agent("mcts", "go", {}, seed=1)
+    agent.select_move(state, Limit(playouts=8))  # compiled first (a cold numba cache takes 15 s)
     result = agent.select_move(state, Limit(time=0.2))
     assert result.seconds < 2.0 and result.nodes > 0
     stop = threading.Event()

@@ -219,13 +219,15 @@ def positions_from_states(states: Sequence[GameState], history: int) -> Position
         raise ValueError("no positions to encode")
     size = states[0].size
     stack = np.empty((len(states), history, size, size), dtype=np.int8)
+    to_play = np.empty(len(states), dtype=np.int8)
+    legal = np.empty((len(states), states[0].num_actions), dtype=np.bool_)
     for b, state in enumerate(states):
+        to_play[b] = state.to_play
+        legal[b] = state.legal_mask()
         current: GameState = state
         for k in range(history):
             stack[b, k] = current.board()
             earlier = current.previous
             if earlier is not None:
                 current = earlier
-    to_play = np.asarray([int(s.to_play) for s in states], dtype=np.int8)
-    legal = np.stack([s.legal_mask() for s in states])
     return Positions(stack, to_play, legal)

@@ -325,3 +325,20 @@ def zobrist(black: Bits, white: Bits, side: Bits, table: Any) -> Bits:
         key ^= table[0, i, np.int64((black >> shift) & np.uint64(255))]
         key ^= table[1, i, np.int64((white >> shift) & np.uint64(255))]
     return key
+
+
+@njit(cache=True)
+def write_board(black: Bits, white: Bits, size: int, out: np.ndarray) -> None:
+    """``out[row * size + col]``: 0 empty, 1 black, 2 white (``out`` flat, ``size * size``)."""
+    for r in range(size):
+        for c in range(size):
+            bit = ONE << np.uint64(r * 8 + c)
+            out[r * size + c] = 1 if black & bit else (2 if white & bit else 0)
+
+
+@njit(cache=True)
+def write_squares(bits: Bits, size: int, out: np.ndarray) -> None:
+    """``out[row * size + col]``: whether bit ``row * 8 + col`` of ``bits`` is set."""
+    for r in range(size):
+        for c in range(size):
+            out[r * size + c] = (bits >> np.uint64(r * 8 + c)) & ONE

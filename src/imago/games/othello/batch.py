@@ -33,6 +33,7 @@ from imago.core.color import Color
 from imago.core.errors import IllegalMoveError, IllegalReason
 from imago.games.othello import _kernels as _k
 from imago.games.othello import bitboard as bb
+from imago.games.othello._kernels import write_board
 from imago.games.othello.state import SIZES, OthelloState
 
 OK = 0
@@ -54,15 +55,6 @@ U1 = np.uint64(1)
 def square_of(action: int, size: int) -> int:
     """The bit square of action ``action`` on a ``size`` board (``action`` < ``size * size``)."""
     return (action // size) * 8 + action % size
-
-
-@njit(cache=True)
-def write_board(black: np.uint64, white: np.uint64, size: int, out: np.ndarray) -> None:
-    """``out[row * size + col]``: 0 empty, 1 black, 2 white."""
-    for r in range(size):
-        for c in range(size):
-            bit = U1 << np.uint64(r * 8 + c)
-            out[r * size + c] = 1 if black & bit else (2 if white & bit else 0)
 
 
 @njit(cache=True)

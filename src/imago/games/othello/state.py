@@ -75,11 +75,6 @@ def _check_size(size: int) -> None:
         raise ValueError(f"Othello is played on {', '.join(map(str, SIZES))} boards, not {size!r}")
 
 
-def _bits(value: int) -> npt.NDArray[np.uint8]:
-    """The 64 bits of ``value`` (bit ``sq`` at index ``sq``) as 0/1 bytes."""
-    return np.unpackbits(np.frombuffer(value.to_bytes(8, "little"), np.uint8), bitorder="little")
-
-
 class OthelloState:
     """An immutable Othello position with its history (the :class:`GameState` protocol).
 
@@ -286,8 +281,10 @@ class OthelloState:
     # -- the protocol: queries ---------------------------------------------------------------------
     def board(self) -> npt.NDArray[np.int8]:
         """A ``(size, size)`` array: 0 empty, 1 black, 2 white."""
-        grid = (_bits(self._black) + 2 * _bits(self._white)).astype(np.int8).reshape(8, 8)
-        return np.ascontiguousarray(grid[: self._size, : self._size])
+        size = self._size
+        grid = np.empty(size * size, dtype=np.int8)
+        _k.write_board(np.uint64(self._black), np.uint64(self._white), size, grid)
+        return grid.reshape(size, size)
 
     def legal_moves(self) -> Sequence[Move]:
         """The legal moves in action order; ``(Move.PASS,)`` for a forced pass, ``()`` at the
@@ -323,7 +320,7 @@ class OthelloState:
         if not self._legal:
             mask[-1] = True
             return mask
-        mask[:-1] = _bits(self._legal).reshape(8, 8)[:size, :size].ravel()
+        _k.write_squares(np.uint64(self._legal), size, mask)
         return mask
 
     def legal_squares(self) -> int:
