@@ -80,6 +80,11 @@ class AlphaBetaOptions:
     """Othello evaluation: a ``.npz`` pattern file or a ``.json`` mask weights file (empty:
     the built-in pattern weights ``othello_patterns.npz``; ``mask``: the built-in
     ``othello_weights.json``)."""
+    book: str = ""
+    """Othello opening book (8x8): ``wthor`` (the shipped one, from every WTHOR game), a book
+    file from ``imago train book``, or empty for none."""
+    book_games: int = 10
+    """Play a book move only if it was played in at least this many games."""
 
 
 class _Backend(Protocol):
@@ -236,6 +241,8 @@ class AlphaBetaAgent(Agent):
             raise ValueError("depth must be >= 1, top_k and endgame_empties >= 0")
         if not 10 <= options.table_bits <= 26:
             raise ValueError("table_bits must be in 10..26")
+        if options.book_games < 1:
+            raise ValueError("book_games must be >= 1")
         self.options = options
         self.rng = rng
         self._othello_evaluations: dict[int, tuple[str, np.ndarray]] = {}
@@ -248,6 +255,11 @@ class AlphaBetaAgent(Agent):
         self._othello_size = 8
         self._go_table: tuple[np.ndarray, np.ndarray] | None = None
         self._solver: Any = None
+        self._book: Any = None
+        if options.book:  # read now, so that a bad file is reported before any game
+            from imago.agents.othello.book import OpeningBook
+
+            self._book = OpeningBook.load(options.book)
         self._nps = 200_000.0
         self._spent: list[int] = []
 
@@ -304,7 +316,7 @@ class AlphaBetaAgent(Agent):
             if state.size != self._othello_size:
                 self.reset()  # bitboards of different sizes can look alike: forget them
                 self._othello_size = state.size
-            solved = self._try_endgame(state, limit, start)
+            solved = self._try_endgame(state, limit, start) or self._try_book(state, start)
             if solved is not None:
                 if on_info:
                     on_info(solved)
@@ -317,6 +329,25 @@ class AlphaBetaAgent(Agent):
         if not backend.moves:
             return SearchResult(Move.PASS, seconds=time.perf_counter() - start)
         return self._deepen(backend, limit, start, on_info, stop)
+
+    def _try_book(self, state: GameState, start: float) -> SearchResult | None:
+        """The opening book's move (its moves as candidates), or ``None`` out of the book."""
+        if not self.options.book or state.size != 8:
+            return None
+        player, opponent = state.bitboards()  # type: ignore[attr-defined]
+        found = self._book.moves(int(player), int(opponent), self.options.book_games)
+        if not found:
+            return None
+        candidates = tuple(
+            Candidate(m.move, visits=m.games, value=m.score, pv=(m.move,)) for m in found
+        )
+        return SearchResult(
+            found[0].move,
+            value=found[0].score,
+            pv=(found[0].move,),
+            candidates=candidates,
+            seconds=time.perf_counter() - start,
+        )
 
     def _budget(self, limit: Limit) -> tuple[float | None, int, int | None]:
         """(time, max depth, node budget) for this move."""

@@ -409,6 +409,54 @@ def export(
         raise fail(str(error)) from None
 
 
+@train_app.command("book")
+def book(
+    wthor: Path = typer.Argument(..., help="A folder of WTHOR .wtb files, or a .wtb file."),
+    out: Path = typer.Option(..., "--out", "-o", help="The book file to write (.npz)."),
+    plies: int = typer.Option(20, help="Book the first this many moves of each game."),
+    min_games: int = typer.Option(5, help="Keep the moves played in at least this many games."),
+) -> None:
+    """Build an Othello opening book from WTHOR games (play from it: alphabeta:book=FILE)."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    from imago.agents.othello.book import OpeningBook
+    from imago.core.errors import os_error_text
+    from imago.records.wthor import WthorError, read_games
+    from imago.train import othello_patterns as op
+
+    if plies < 1 or min_games < 1:
+        raise fail("--plies and --min-games must be at least 1")
+    if not wthor.exists():
+        raise fail(f"no such file or folder: {wthor}")
+    if wthor.is_file() and wthor.suffix.lower() != ".wtb":
+        raise fail(f"{wthor} is not a WTHOR file: give a .wtb file or a folder of them")
+    try:
+        files = op.wthor_files(wthor) if wthor.is_dir() else [wthor]
+        games = [game for file in files for game in read_games(file)]
+    except OSError as error:
+        raise fail(f"cannot read {error.filename}: {os_error_text(error)}") from None
+    except (ValueError, WthorError) as error:
+        raise fail(str(error)) from None
+    if not games:
+        raise fail(f"no games in {wthor}")
+    columns = (TextColumn("booking"), BarColumn(), MofNCompleteColumn(), TextColumn("games"))
+    with Progress(*columns, console=console, transient=True) as progress:
+        task = progress.add_task("book", total=len(games))
+
+        def counted() -> Any:
+            for i, game in enumerate(games):
+                if i % 1000 == 0:
+                    progress.update(task, completed=i)
+                yield game
+
+        opening_book = OpeningBook.build(counted(), plies=plies, min_games=min_games)
+    opening_book.save(out)
+    console.print(
+        f"wrote {out}: {len(opening_book):,} positions from {len(games):,} games "
+        f"({plies} plies, moves played in {min_games}+ games)"
+    )
+
+
 @train_app.command("patterns")
 def patterns(
     wthor: Path = typer.Argument(..., help="A folder of WTHOR .wtb files, or .wtb files."),
