@@ -18,8 +18,7 @@ import numpy as np
 
 from imago.agents.mcts import _tree as kt
 from imago.agents.othello._kernels import random_square
-from imago.games.othello._kernels import write_board
-from imago.games.othello.batch import legal_into, square_of
+from imago.games.othello.batch import legal_into, square_of, write_board
 from imago.games.othello.bitboard import final_score, flips, legal_moves, popcount
 
 U0 = np.uint64(0)

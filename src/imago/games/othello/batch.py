@@ -33,7 +33,7 @@ from imago.core.color import Color
 from imago.core.errors import IllegalMoveError, IllegalReason
 from imago.games.othello import _kernels as _k
 from imago.games.othello import bitboard as bb
-from imago.games.othello._kernels import write_board
+from imago.games.othello._kernels import write_board as write_board  # re-exported: public here
 from imago.games.othello.state import SIZES, OthelloState
 
 OK = 0
