@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from imago.agents import Limit, make_agent
+from imago.agents import AgentError, Limit, make_agent
 from imago.agents.othello.book import BookError, OpeningBook
 from imago.cli.app import app
 from imago.core.move import Move
@@ -82,6 +82,8 @@ def test_a_book_file_round_trips_and_bad_files_are_clear_errors(tmp_path: Path) 
     assert len(again) == len(book) == 4  # the start, f5, f5 d6, f5 f6 (= d3 c3)
     for line in ("", "f5", "d3", "f5 d6"):
         assert seen(again, line) == seen(book, line)
+    OpeningBook.build([], min_games=1).save(tmp_path / "empty.npz")
+    assert len(OpeningBook.load(tmp_path / "empty.npz")) == 0  # an empty book is still a book
     with pytest.raises(BookError, match="no such book file"):
         OpeningBook.load(tmp_path / "missing.npz")
     np.savez(tmp_path / "other.npz", x=np.arange(3))
@@ -114,6 +116,9 @@ def test_alphabeta_plays_from_the_book_then_searches() -> None:
     assert searched.depth == 3 and state.is_legal(searched.move)
     with pytest.raises(ValueError, match="no such book file"):
         make_agent("alphabeta", "othello", {"book": "/nowhere/book.npz"})
+    for game, size in (("othello", 6), ("go", 9)):  # said at once, not silently ignored
+        with pytest.raises(AgentError, match="opening book is for 8x8 Othello"):
+            make_agent("alphabeta", game, {"book": "wthor"}, size=size)
 
 
 @pytest.mark.skipif(not WTHOR.is_dir(), reason="the shared WTHOR data is not here")

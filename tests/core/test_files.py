@@ -26,13 +26,15 @@ def test_a_failed_write_leaves_the_old_file_and_no_temporary(tmp_path: Path) -> 
 
 
 def test_a_writer_that_insists_on_a_suffix_writes_the_path_it_was_given(tmp_path: Path) -> None:
-    target = tmp_path / "deep" / "shard.npz"  # the folder is made
+    target = tmp_path / "shard.npz"
     with atomic_path(target, suffix=".npz") as tmp:
         assert tmp.parent == target.parent and tmp.name.endswith(".npz")
         np.savez_compressed(tmp, x=np.arange(3))  # np.savez adds .npz to other names
     with np.load(target) as data:
         assert data["x"].tolist() == [0, 1, 2]
     assert sorted(p.name for p in target.parent.iterdir()) == ["shard.npz"]
+    with pytest.raises(FileNotFoundError), atomic_path(tmp_path / "no" / "x.npz"):
+        pass  # a missing folder is the caller's error, not made behind its back
 
 
 def test_the_file_keeps_the_permissions_of_the_one_it_replaces(tmp_path: Path) -> None:

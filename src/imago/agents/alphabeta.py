@@ -287,7 +287,11 @@ class AlphaBetaAgent(Agent):
 
     def prepare(self, game: str, size: int) -> None:
         """Refuse Othello on a board with no evaluation (the built-in masks are for
-        :data:`MASK_FILES`' sizes)."""
+        :data:`MASK_FILES`' sizes), and a book anywhere but 8x8 Othello."""
+        if self.options.book and (game, size) != ("othello", 8):
+            raise AgentError(
+                f"the opening book is for 8x8 Othello, not {size}x{size} {game}: leave book out"
+            )
         if game == "othello" and size not in MASK_FILES:
             sizes = ", ".join(f"{s}x{s}" for s in sorted(MASK_FILES))
             raise AgentError(

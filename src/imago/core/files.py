@@ -15,30 +15,20 @@ from pathlib import Path
 
 
 def atomic_write(path: str | os.PathLike[str], data: bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file in the same folder and a rename,
-    so that readers never see a half-written file.
-
-    The file gets the permissions a plain ``open(path, "w")`` would give it: those of the
-    file it replaces, else ``0666`` less the umask (a temporary file alone would be ``0600``).
-    """
-    target = Path(path)
-    handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            os.fchmod(stream.fileno(), _mode_for(target))
-            stream.write(data)
-        os.replace(temporary, target)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    """Write ``data`` to ``path`` through a temporary file in the same folder and a rename
+    (:func:`atomic_path`), so that readers never see a half-written file."""
+    with atomic_path(path) as temporary:
+        temporary.write_bytes(data)
 
 
 @contextmanager
 def atomic_path(path: str | os.PathLike[str], suffix: str = "") -> Iterator[Path]:
     """A fresh temporary path beside ``path`` (ending in ``suffix``, for writers that insist on
     one, such as ``np.savez``'s ``.npz``) to write the file to; when the block ends without an
-    error it is renamed onto ``path``, otherwise removed. The folder is made if missing; the
-    file gets the permissions :func:`atomic_write` gives.
+    error it is renamed onto ``path``, otherwise removed. The folder must exist (a missing one
+    is the caller's error to report). The file gets the permissions a plain ``open(path, "w")``
+    would give it: those of the file it replaces, else ``0666`` less the umask (a temporary
+    file alone would be ``0600``).
 
     >>> import tempfile, pathlib
     >>> folder = pathlib.Path(tempfile.mkdtemp())
@@ -48,7 +38,6 @@ def atomic_path(path: str | os.PathLike[str], suffix: str = "") -> Iterator[Path
     ('done', ['a.txt'])
     """
     target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
     handle, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=suffix, dir=target.parent)
     os.close(handle)
     temporary = Path(name)

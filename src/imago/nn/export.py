@@ -47,6 +47,7 @@ def export_onnx(model_path: str | Path, onnx_path: str | Path, size: int | None 
     outputs = ["policy", "value"] if loaded.net.has_value else ["policy"]
     axes = {name: {0: "batch"} for name in ["planes", *outputs]}
     target = Path(onnx_path)
+    target.parent.mkdir(parents=True, exist_ok=True)
     try:
         with atomic_path(target) as tmp, warnings.catch_warnings():
             warnings.simplefilter("ignore")  # the TorchScript exporter warns it is the old one

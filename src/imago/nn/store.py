@@ -120,6 +120,7 @@ class LoadedModel:
 
 def atomic_torch_save(obj: Any, path: Path) -> None:
     """``torch.save`` to a temporary file beside ``path``, then rename it into place."""
+    path.parent.mkdir(parents=True, exist_ok=True)
     with atomic_path(path) as tmp:
         torch.save(obj, tmp)
 

@@ -26,11 +26,11 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import numpy.typing as npt
 
 from imago.core.files import atomic_path
 from imago.core.move import Move
 from imago.games.othello import bitboard as bb
+from imago.games.symmetry import gather_table, transform_action
 
 SIZE = 8
 FORMAT = "imago-othello-book"
@@ -56,24 +56,6 @@ class BookMove:
     score: float
 
 
-def _square_tables() -> npt.NDArray[np.int64]:
-    """``table[sym, sq]``: the square that symmetry ``sym`` maps square ``sq`` to (8x8)."""
-    table = np.empty((8, 64), dtype=np.int64)
-    for sym in range(8):
-        for sq in range(64):
-            image = int(bb.symmetry(np.uint64(1 << sq), sym, SIZE))
-            table[sym, sq] = image.bit_length() - 1
-    return table
-
-
-@functools.cache
-def _squares() -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
-    """The symmetry tables of squares and their inverses (``inverse[sym, image] = sq``)."""
-    forward = _square_tables()
-    inverse = np.argsort(forward, axis=1)
-    return forward, inverse
-
-
 def canonical(player: int, opponent: int) -> tuple[int, int, list[int]]:
     """``(player', opponent', syms)``: the smallest image of the position under the 8 board
     symmetries, and every symmetry that makes it (more than one when the position is itself
@@ -97,8 +79,7 @@ def _canonical_square(square: int, syms: list[int]) -> int:
     """A move's square in the canonical position: the smallest of its images under the
     symmetries that make the canonical position (so that equivalent moves of a symmetric
     position, such as the four first moves, are one book move)."""
-    forward, _ = _squares()
-    return min(int(forward[sym, square]) for sym in syms)
+    return min(transform_action(square, sym, SIZE) for sym in syms)
 
 
 class OpeningBook:
@@ -142,23 +123,22 @@ class OpeningBook:
     # -- files ------------------------------------------------------------------------------------
     def save(self, path: str | Path) -> None:
         """Write the book as a compressed ``.npz`` (atomically)."""
-        rows = [
+        entries = sorted(
             (p, o, square, games, total)
             for (p, o), moves in self._table.items()
             for square, (games, total) in moves.items()
-        ]
-        rows.sort()
-        array = np.array(rows, dtype=object).reshape(-1, 5)
+        )
+        p, o, square, games, total = list(zip(*entries, strict=True)) or [()] * 5  # empty
         with atomic_path(path, suffix=".npz") as tmp:
             np.savez_compressed(
                 tmp,
                 format=np.array(FORMAT),
                 version=np.array(VERSION),
-                player=array[:, 0].astype(np.uint64),
-                opponent=array[:, 1].astype(np.uint64),
-                square=array[:, 2].astype(np.int8),
-                games=array[:, 3].astype(np.int32),
-                score=array[:, 4].astype(np.int64),
+                player=np.array(p, dtype=np.uint64),
+                opponent=np.array(o, dtype=np.uint64),
+                square=np.array(square, dtype=np.int8),
+                games=np.array(games, dtype=np.int32),
+                score=np.array(total, dtype=np.int64),
             )
 
     @classmethod
@@ -200,10 +180,10 @@ class OpeningBook:
         seen = self._table.get((key_p, key_o))
         if not seen:
             return []
-        _, inverse = _squares()
-        sym = syms[0]  # any of them maps a canonical square to an equivalent move here
+        # any of the symmetries maps a canonical square back to an equivalent move here
+        back = gather_table(syms[0], SIZE)
         found = [
-            BookMove(Move.play(divmod(int(inverse[sym, square]), SIZE)), games, total / games)
+            BookMove(Move.from_action(int(back[square]), SIZE), games, total / games)
             for square, (games, total) in seen.items()
             if games >= min_games
         ]
