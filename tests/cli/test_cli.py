@@ -92,3 +92,21 @@ def test_the_command_line_loads_no_numeric_library_before_a_command_needs_it():
     code = f"import sys, imago.cli.app; print(sorted({heavy} & sys.modules.keys()))"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.stdout.strip() == "[]"
+
+
+def test_benchmarks_are_listed_without_the_web_extra():
+    """A machine without the optional web extra (starlette) still lists and runs the other
+    benchmarks; the browser ones say what to install."""
+    code = (
+        "import sys; sys.modules['starlette'] = None\n"
+        "from imago.bench import benchmarks\n"
+        "from imago.bench.web import _missing\n"
+        "found = benchmarks()\n"
+        "print('rl.shared' in found, 'web.move' in found, _missing())\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split()[:2] == ["True", "True"]
+    assert "starlette is not installed: pip install 'imago[web]'" in result.stdout

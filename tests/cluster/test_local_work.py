@@ -129,3 +129,57 @@ def generations(folder: Any, round_: int) -> set[int]:
         for path in folder.example_files(round_, holdout)
         for info in read_infos(path)
     }
+
+
+@pytest.mark.slow
+def test_selfplay_sharing_one_network_plays_the_games_of_networks_of_their_own(
+    tmp_path: Path,
+) -> None:
+    from imago.nn.server import ServerConfig
+
+    config = selfplay_config()
+    results = []
+    for name, executor, server in (
+        ("own", InlineExecutor(), None),
+        ("shared", ProcessExecutor(2), ServerConfig(device="cpu")),
+    ):
+        folder = new_run(tmp_path / name)
+        with executor:
+            pool = SelfPlayPool(executor, folder, config, 2, name="S", step_games=2, server=server)
+            pool.play(games=6)
+            served = pool.server_stats() if server else {}
+            pool.close()
+        results.append(selfplay_games(folder))
+    own, shared = results
+    assert len(shared) >= 6 and shared == own  # the same games, by worker and index
+    (stats,) = served.values()
+    assert stats["positions"] > 0 and stats["requests"] >= stats["calls"]
+
+
+@pytest.mark.slow
+def test_a_killed_inference_server_is_started_again_and_no_game_is_lost_or_doubled(
+    tmp_path: Path,
+) -> None:
+    from imago.nn.server import ServerConfig
+
+    folder = new_run(tmp_path / "killed")
+    with ProcessExecutor(2) as executor:
+        pool = SelfPlayPool(
+            executor, folder, selfplay_config(), 2, name="K", step_games=1,
+            server=ServerConfig(device="cpu"),
+        )  # fmt: skip
+        (first,) = pool.server_stats().values()
+        killed: list[int] = []
+
+        def report(stage: str, done: float, total: float, text: str) -> None:
+            if not killed and pool.tally.done >= 1:
+                os.kill(int(first["pid"]), signal.SIGKILL)
+                killed.append(int(first["pid"]))
+
+        pool.play(games=8, report=report)
+        (again,) = pool.server_stats().values()
+        pool.close()
+    games = selfplay_games(folder)
+    assert killed and again["pid"] != first["pid"]
+    assert pool.lost >= 1 and len(folder.metrics("server_lost")) == 1
+    assert len(games) >= 8 and folder.games_in_round(0) == len(games)

@@ -95,6 +95,32 @@ def test_selfplay_across_two_nodes_equals_local_selfplay(cluster: Any, tmp_path:
     assert results[0] == results[1]
 
 
+def test_selfplay_sharing_a_network_per_node_equals_local_selfplay(
+    cluster: Any, tmp_path: Path
+) -> None:
+    """One inference server on each node, each serving that node's worker: the same games
+    as networks of their own in one process."""
+    from imago.nn.server import ServerConfig
+
+    config = selfplay_config()
+    results = []
+    for name in ("ray", "inline"):
+        folder = new_run(tmp_path / name)
+        executor = RayExecutor(cluster.address) if name == "ray" else InlineExecutor()
+        server = ServerConfig(device="cpu") if name == "ray" else None
+        pool = SelfPlayPool(executor, folder, config, 2, name="A", step_games=2, server=server)
+        pool.play(games=6)
+        if name == "ray":
+            assert len(pool.tally.by_node) == 2  # one actor on each node ...
+            served = pool.server_stats()
+            assert sorted(served) == sorted(executor.nodes())  # ... each served on its node
+            assert all(s["positions"] > 0 and s["clients"] == 1 for s in served.values())
+        pool.close()
+        executor.close()
+        results.append(selfplay_games(folder))
+    assert results[0] == results[1]
+
+
 def test_a_killed_ray_worker_costs_only_its_game(cluster: Any, tmp_path: Path) -> None:
     executor = RayExecutor(cluster.address)
     lost: list[int] = []

@@ -223,3 +223,20 @@ def test_a_trainer_and_a_following_worker_share_a_folder(tmp_path: Path) -> None
     assert worker.returncode == 0, err
     rows = [r for r in folder.metrics("selfplay") if r["worker"] == "follower"]
     assert {r["round"] for r in rows} >= {0, 1}
+
+
+@pytest.mark.slow
+def test_selfplay_on_the_command_line_with_a_shared_network(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    folder = RunFolder(run)
+    init(folder, _config(**{"selfplay.parallel": 4}))
+    bootstrap(folder, _config())
+    done = _imago(
+        "rl", "selfplay", str(run), "--games", "4", "--workers", "2", "--inference-device", "cpu"
+    )
+    assert done.returncode == 0, done.stderr
+    assert "one network per node on cpu" in done.stdout
+    assert folder.games_in_round(0) >= 4
+    bad = _imago("rl", "selfplay", str(run), "--games", "1", "--inference-device", "tpu")
+    assert bad.returncode != 0 and "unknown device 'tpu'" in bad.stderr
+    assert folder.games_in_round(0) >= 4  # nothing lost to the refused run

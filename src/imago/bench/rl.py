@@ -130,3 +130,103 @@ def selfplay(config: BenchConfig) -> list[Figure]:
             Figure(f"{prefix}.search_share", result["search_share"], "of self-play time", ""),
         ]
     return figures
+
+
+SHARED_CASES = (
+    # label, game, size, network architecture (random weights: speed only)
+    ("go9-b4c32", "go", 9, "b4c32"),
+    ("go9-b6c64", "go", 9, "b6c64"),
+)
+
+
+def shared_figures(
+    game: str, size: int, arch: str, workers: int, device: str, parallel: int, wait_ms: float = 2.0
+) -> dict[str, float]:
+    """Self-play positions/s of ``workers`` local processes: each with its own copy of the
+    network on its CPU (ONNX Runtime, one thread), then all sharing one on ``device``
+    through an inference server; the same games (``parallel`` at once per worker, 32
+    simulations, Gumbel, games cut at 24 moves so that they come back often). One wave of
+    games to warm up (compile, load), one timed."""
+    import tempfile
+    from pathlib import Path
+
+    from imago.cluster import ProcessExecutor
+    from imago.nn.server import ServerConfig
+    from imago.rl.config import LoopConfig
+    from imago.rl.folder import RunFolder
+    from imago.rl.selfplay import GameSpec, SelfPlayConfig
+    from imago.rl.stages import bootstrap, init
+    from imago.rl.workers import SelfPlayPool
+
+    config = LoopConfig(
+        spec=GameSpec(game, size),
+        model=arch,
+        selfplay=SelfPlayConfig(
+            parallel=parallel, simulations=32, considered=8, max_moves=24, resign=0.0
+        ),
+    )
+    figures: dict[str, float] = {}
+    with tempfile.TemporaryDirectory() as root:
+        folder = RunFolder(Path(root) / "run")
+        init(folder, config)
+        bootstrap(folder, config)
+        served = ServerConfig(device=device, wait_ms=wait_ms)
+        for mode, server in (("own", None), ("shared", served)):
+            with ProcessExecutor(workers) as executor:
+                pool = SelfPlayPool(
+                    executor, folder, config, workers, name=mode, step_games=parallel, server=server
+                )
+                pool.play(games=parallel * workers)  # compile, load
+                before = pool.server_stats() if server else {}
+                wall = time.perf_counter()
+                stats = pool.play(games=parallel * workers)
+                wall = time.perf_counter() - wall
+                figures[f"{mode}_pos_s"] = stats.evaluations / wall
+                if server is not None:
+                    after = pool.server_stats()
+                    calls = sum(s["calls"] for s in after.values()) - sum(
+                        s["calls"] for s in before.values()
+                    )
+                    positions = sum(s["positions"] for s in after.values()) - sum(
+                        s["positions"] for s in before.values()
+                    )
+                    busy = sum(s["network_seconds"] for s in after.values()) - sum(
+                        s["network_seconds"] for s in before.values()
+                    )
+                    figures["mean_batch"] = positions / max(calls, 1)
+                    figures["network_busy"] = busy / wall
+                pool.close()
+    figures["speedup"] = figures["shared_pos_s"] / figures["own_pos_s"]
+    return figures
+
+
+@benchmark(
+    "rl.shared",
+    "self-play positions/s: a network per worker on its CPU against one shared network "
+    "(on a GPU when there is one), same workers, same run",
+)
+def shared(config: BenchConfig) -> list[Figure]:
+    """:func:`shared_figures` for each case on ``IMAGO_BENCH_WORKERS`` workers (default: the
+    CPUs less two, at least two), the shared network on CUDA when present, else the CPU."""
+    import os
+
+    from imago.cluster import cpu_count
+    from imago.nn.inference import resolve_device
+
+    workers = int(os.environ.get("IMAGO_BENCH_WORKERS", 0)) or max(2, cpu_count() - 2)
+    device = resolve_device("auto").type
+    parallel = 16 if config.quick else 32
+    cases = SHARED_CASES[:1] if config.quick else SHARED_CASES
+    figures = []
+    for label, game, size, arch in cases:
+        result = shared_figures(game, size, arch, workers, device, parallel)
+        note = f"{arch}, {workers} workers x {parallel} games, shared on {device}"
+        prefix = f"rl.shared.{label}"
+        figures += [
+            Figure(f"{prefix}.own_pos_s", result["own_pos_s"], "pos/s", note),
+            Figure(f"{prefix}.shared_pos_s", result["shared_pos_s"], "pos/s", note),
+            Figure(f"{prefix}.speedup", result["speedup"], "x", "shared over own"),
+            Figure(f"{prefix}.mean_batch", result["mean_batch"], "positions/call", ""),
+            Figure(f"{prefix}.network_busy", result["network_busy"], "of wall time", ""),
+        ]
+    return figures

@@ -9,17 +9,28 @@ itself (``window.imagoTimings``: from the click's handler to the new position dr
 
 from __future__ import annotations
 
+import importlib.util
 import statistics
 import time
 from typing import Any
 
 from imago.bench import BenchConfig, Figure, benchmark
-from imago.ui.web import chromium
+
+
+def _missing() -> str:
+    """Why the browser benchmarks cannot run here (the web extra, a browser), or ``""``."""
+    for module in ("starlette", "uvicorn", "playwright"):
+        if importlib.util.find_spec(module) is None:
+            return f"{module} is not installed: pip install 'imago[web]' playwright"
+    from imago.ui.web import chromium
+
+    return chromium.missing() or ""
 
 
 def _with_page(work: Any) -> list[Figure]:
     from playwright.sync_api import sync_playwright
 
+    from imago.ui.web import chromium
     from imago.ui.web.app import ServerConfig, background_server
 
     with background_server(ServerConfig(port=0)) as url, sync_playwright() as playwright:
@@ -82,7 +93,7 @@ def _play_moves(page: Any, moves: int) -> list[float]:
 
 @benchmark("web.move", "a move clicked in the page until it is drawn (Chromium, no engine)")
 def move_latency(config: BenchConfig) -> list[Figure]:
-    missing = chromium.missing()
+    missing = _missing()
     if missing:
         return [Figure("web.move_ms", float("nan"), "ms", missing)]
     moves = 20 if config.quick else 60
@@ -108,7 +119,7 @@ def move_latency(config: BenchConfig) -> list[Figure]:
 
 @benchmark("web.analysis", "live analysis updates reaching the page per second (Chromium)")
 def analysis_rate(config: BenchConfig) -> list[Figure]:
-    missing = chromium.missing()
+    missing = _missing()
     if missing:
         return [Figure("web.analysis_per_s", float("nan"), "1/s", missing)]
     seconds = 3.0 if config.quick else 6.0

@@ -38,6 +38,13 @@ WORKERS = typer.Option(
     "per CPU; with --ray the default is one per CPU of the cluster).",
 )
 RAY = typer.Option(None, "--ray", help=RAY_HELP)
+INFERENCE = typer.Option(
+    None,
+    "--inference-device",
+    help="Share one network per machine among the self-play workers, on this device (auto: "
+    "CUDA when present; cpu; cuda:N), fed the leaves of every worker at once. Default: each "
+    "worker its own copy on its CPU.",
+)
 RANKS = typer.Option(
     1, "--ddp", help="Train data-parallel (PyTorch DDP) on this many processes (or GPUs)."
 )
@@ -113,23 +120,34 @@ def _folder(run: Path) -> Any:
 
 @contextlib.contextmanager
 def _pool(
-    folder: Any, config: Any, workers: int, ray: str | None, name: str | None = None
+    folder: Any,
+    config: Any,
+    workers: int,
+    ray: str | None,
+    name: str | None = None,
+    inference: str | None = None,
 ) -> Iterator[Any]:
     """Self-play workers on local processes or Ray (``None``: self-play in this process, as
-    without these options)."""
-    if ray is None and workers == 1:
+    without these options), sharing one network per node on ``inference``'s device."""
+    if ray is None and workers == 1 and inference is None:
         yield None
         return
     from imago.cluster import cpu_count
     from imago.rl.workers import SelfPlayPool
 
+    server = None
+    if inference is not None:
+        from imago.nn.server import ServerConfig
+
+        server = ServerConfig(device=inference)
     executor = open_executor(ray, workers if ray is None else 0)
     try:
         count = workers or (cpu_count() if ray is None else executor.slots)
         if ray is not None and workers == 1:
             count = executor.slots
-        console.print(f"self-play: {count} workers on {executor.describe()}")
-        pool = SelfPlayPool(executor, folder, config, count, name=name)
+        shared = f", one network per node on {inference}" if inference else ""
+        console.print(f"self-play: {count} workers on {executor.describe()}{shared}")
+        pool = SelfPlayPool(executor, folder, config, count, name=name, server=server)
         try:
             yield pool
         finally:
@@ -304,6 +322,7 @@ def loop(
     ),
     workers: int = WORKERS,
     ray: str = RAY,
+    inference: str = INFERENCE,
     ranks: int = RANKS,
 ) -> None:
     """Run the loop: bootstrap, then rounds of self-play, training, validation, gating (and
@@ -328,7 +347,13 @@ def loop(
     started = time.time()
     with (
         _errors(),
-        _pool(folder, config, workers if selfplay else 1, ray if selfplay else None) as pool,
+        _pool(
+            folder,
+            config,
+            workers if selfplay else 1,
+            ray if selfplay else None,
+            inference=inference if selfplay else None,
+        ) as pool,  # fmt: skip
         _interruptible() as stop,
         _progress() as report,
     ):
@@ -364,6 +389,7 @@ def selfplay(
     worker: str = typer.Option(None, help="This worker's name in file names (default: unique)."),
     workers: int = WORKERS,
     ray: str = RAY,
+    inference: str = INFERENCE,
 ) -> None:
     """Play self-play games into the newest round with the promoted network (on several
     workers, local or on a Ray cluster, this process writing their games)."""
@@ -372,7 +398,7 @@ def selfplay(
     folder, config = _folder(run)
     with (
         _errors(),
-        _pool(folder, config, workers, ray, worker) as pool,
+        _pool(folder, config, workers, ray, worker, inference) as pool,
         _interruptible() as stop,
         _progress() as report,
     ):

@@ -29,6 +29,7 @@ from imago.cluster.base import (
 )
 from imago.cluster.local import InlineExecutor, ProcessExecutor, cpu_count
 from imago.cluster.ranks import free_port, run_ranks
+from imago.cluster.raycluster import here
 
 __all__ = [
     "Actor",
@@ -42,6 +43,7 @@ __all__ = [
     "WorkerLost",
     "cpu_count",
     "free_port",
+    "here",
     "map_unordered",
     "open_executor",
     "run_ranks",

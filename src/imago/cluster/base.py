@@ -78,8 +78,12 @@ class Executor(ABC):
         """Run ``fn(*args)`` somewhere; ``fn`` must be importable by module and name."""
 
     @abstractmethod
-    def start_actor(self, cls: type, *args: Any) -> Actor:
-        """Build ``cls(*args)`` in a worker of its own (one CPU)."""
+    def start_actor(
+        self, cls: type, *args: Any, node: str | None = None, cpus: float = 1, gpus: float = 0
+    ) -> Actor:
+        """Build ``cls(*args)`` in a worker of its own: on ``node`` (one of :meth:`nodes`;
+        default: wherever there is room), holding ``cpus`` CPUs and ``gpus`` GPUs of the
+        cluster's accounting (Ray's; a local process sees the whole machine)."""
 
     def share(self, value: Any) -> Any:
         """``value`` made cheap to pass to many tasks and actors (Ray's object store); pass

@@ -68,7 +68,9 @@ class InlineExecutor(Executor):
     def submit(self, fn: Callable[..., T], *args: Any) -> concurrent.futures.Future[Done[T]]:
         return _resolved(lambda: Done(fn(*args), LOCAL))
 
-    def start_actor(self, cls: type, *args: Any) -> Actor:
+    def start_actor(
+        self, cls: type, *args: Any, node: str | None = None, cpus: float = 1, gpus: float = 0
+    ) -> Actor:
         return _InlineActor(cls, args)
 
     def describe(self) -> str:
@@ -282,7 +284,9 @@ class ProcessExecutor(Executor):
             future.set_result(Done(inner.result(), LOCAL))
         self._dispatch()
 
-    def start_actor(self, cls: type, *args: Any) -> Actor:
+    def start_actor(
+        self, cls: type, *args: Any, node: str | None = None, cpus: float = 1, gpus: float = 0
+    ) -> Actor:
         actor = _ProcessActor(cls, args)
         with self._lock:
             self._actors.append(actor)

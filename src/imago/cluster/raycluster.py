@@ -17,6 +17,7 @@ from __future__ import annotations
 import concurrent.futures
 import contextlib
 import os
+import sys
 import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -44,6 +45,20 @@ def node_label() -> str:
     node = context.get_node_id()
     address = ray.util.get_node_ip_address()  # type: ignore[no-untyped-call]
     return f"{address}/{node[:6]}"
+
+
+def _label(node: dict[str, Any]) -> str:
+    """A node of ``ray.nodes()`` labelled as :func:`node_label` labels it from inside."""
+    return f"{node['NodeManagerAddress']}/{node['NodeID'][:6]}"
+
+
+def here() -> str:
+    """The label of the node this process runs on: :func:`node_label` inside a Ray worker
+    (or a driver connected to Ray), ``local`` elsewhere."""
+    ray = sys.modules.get("ray")
+    if ray is not None and ray.is_initialized():
+        return node_label()
+    return "local"
 
 
 def _located(fn: Callable[..., Any], *args: Any) -> tuple[Any, str]:
@@ -165,7 +180,8 @@ class RayExecutor(Executor):
         self._lock = threading.Lock()
         self._remote = ray.remote(_located)
         self._task = self._remote.options(num_cpus=1, max_retries=0)
-        self._host = ray.remote(_Host).options(num_cpus=1, max_restarts=0, max_task_retries=0)
+        self._host_class = ray.remote(_Host)
+        self._host = self._host_class.options(num_cpus=1, max_restarts=0, max_task_retries=0)
         self._actors: list[_RayActor] = []
 
     def _connect(self, address: str, cpus: int | None) -> None:
@@ -223,8 +239,23 @@ class RayExecutor(Executor):
             with contextlib.suppress(Exception):
                 self._ray.cancel(ref, force=True)
 
-    def start_actor(self, cls: type, *args: Any) -> Actor:
-        actor = _RayActor(self._ray, self._host.remote(cls, args))
+    def start_actor(
+        self, cls: type, *args: Any, node: str | None = None, cpus: float = 1, gpus: float = 0
+    ) -> Actor:
+        host = self._host
+        if node is not None or cpus != 1 or gpus:
+            options: dict[str, Any] = {"num_cpus": cpus, "max_restarts": 0, "max_task_retries": 0}
+            found = self._node(node) if node is not None else None
+            if found is not None:
+                from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+                options["scheduling_strategy"] = NodeAffinitySchedulingStrategy(
+                    found["NodeID"], soft=False
+                )
+            if gpus and (found or {}).get("Resources", {}).get("GPU", 0) >= gpus:
+                options["num_gpus"] = gpus
+            host = self._host_class.options(**options)
+        actor = _RayActor(self._ray, host.remote(cls, args))
         self._actors.append(actor)
         return actor
 
@@ -239,7 +270,13 @@ class RayExecutor(Executor):
         ]
 
     def nodes(self) -> list[str]:
-        return [f"{n['NodeManagerAddress']}/{n['NodeID'][:6]}" for n in self._alive_nodes()]
+        return [_label(n) for n in self._alive_nodes()]
+
+    def _node(self, label: str) -> dict[str, Any]:
+        for found in self._alive_nodes():
+            if _label(found) == label:
+                return found
+        raise WorkerLost(f"node {label} is not in the cluster (any more)")
 
     def on_each_node(self, fn: Callable[..., T], *args: Any) -> dict[str, T]:
         from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
@@ -248,7 +285,7 @@ class RayExecutor(Executor):
         for node in self._alive_nodes():
             strategy = NodeAffinitySchedulingStrategy(node["NodeID"], soft=False)
             task = self._remote.options(num_cpus=1, max_retries=0, scheduling_strategy=strategy)
-            refs[f"{node['NodeManagerAddress']}/{node['NodeID'][:6]}"] = task.remote(fn, *args)
+            refs[_label(node)] = task.remote(fn, *args)
         answers = {}
         for label, ref in refs.items():
             try:

@@ -24,7 +24,7 @@ import numpy as np
 import numpy.typing as npt
 
 from imago.agents.mcts.evaluators import Evaluation, LeafBatch
-from imago.nn.features import Positions
+from imago.nn.features import FeatureSet, Positions
 from imago.nn.inference import Network
 from imago.nn.models import ModelError
 from imago.nn.store import ModelSpec
@@ -93,12 +93,7 @@ class NetworkEvaluator:
 
     def planes(self, leaves: LeafBatch, count: int) -> npt.NDArray[np.float32]:
         """The first ``count`` leaves encoded with the model's feature set."""
-        positions = Positions(
-            leaves.board_planes(count)[:, : self.history],
-            leaves.to_play[:count],
-            leaves.legal[:count],
-        )
-        return self.features.encode(positions).astype(np.float32)
+        return encode_leaves(self.features, leaves, count)
 
     def evaluate(self, leaves: LeafBatch, count: int) -> Evaluation:
         if leaves.game != self.spec.game or leaves.size != self.spec.size:
@@ -130,6 +125,17 @@ class NetworkEvaluator:
         else:
             values = np.clip((np.asarray(raw, dtype=np.float64) + 1.0) / 2.0, 0.0, 1.0)
         return probs, values
+
+
+def encode_leaves(features: FeatureSet, leaves: LeafBatch, count: int) -> npt.NDArray[np.float32]:
+    """The first ``count`` leaves of a search's batch encoded with ``features`` (the planes a
+    network reads, as ``float32``)."""
+    positions = Positions(
+        leaves.board_planes(count)[:, : features.history],
+        leaves.to_play[:count],
+        leaves.legal[:count],
+    )
+    return features.encode(positions).astype(np.float32, copy=False)
 
 
 Loader = Callable[[str, str | None, int | None], NetworkEvaluator]

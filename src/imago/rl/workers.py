@@ -29,7 +29,7 @@ import time
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from imago.agents.base import StopFlag
 from imago.cluster import Actor, Executor, Tally, WorkerLost
@@ -37,6 +37,9 @@ from imago.rl.config import LoopConfig
 from imago.rl.examples import GameWriter, worker_name
 from imago.rl.folder import RunError, RunFolder
 from imago.rl.selfplay import FinishedGame, GameSpec, SelfPlay, SelfPlayConfig, SelfPlayStats
+
+if TYPE_CHECKING:
+    from imago.nn.server import Address, ServerConfig
 
 ModelFiles = dict[str, bytes]
 """A generation's network as bytes by file suffix (``.pt``, and ``.onnx`` where exported)."""
@@ -74,20 +77,46 @@ class SelfPlayWorker:
         self.cpu_seconds = 0.0
         """CPU time of this worker's process spent playing (for benchmarks on busy machines)."""
 
-    def set_model(self, generation: int, files: ModelFiles) -> None:
-        """Play with this network from now on (games under way go on with it)."""
+    def set_model(
+        self, generation: int, files: ModelFiles, servers: dict[str, Address] | None = None
+    ) -> None:
+        """Play with this network from now on (games under way go on with it): a copy of
+        its own on this CPU, or with ``servers`` (inference servers by node) the one that
+        this node's server holds."""
         from imago.nn.evaluator import NetworkEvaluator
 
         path = self.folder / f"{generation:06d}.pt"
         for suffix, data in sorted(files.items()):  # .onnx after .pt: no older than it
-            path.with_suffix(suffix).write_bytes(data)
-        evaluator = NetworkEvaluator.load(path, backend="auto", device="cpu", threads=self.threads)
+            if servers is None or suffix == ".pt":
+                path.with_suffix(suffix).write_bytes(data)
+        evaluator: Any
+        if servers is None:
+            evaluator = NetworkEvaluator.load(
+                path, backend="auto", device="cpu", threads=self.threads
+            )
+        else:
+            evaluator = self._remote(generation, path, servers)
         evaluator.check(self.spec.game, self.spec.size)
         if self.play is None:
             self.play = SelfPlay(self.spec, evaluator, self.config, seed=self.seed)
         else:
             self.play.set_evaluator(evaluator)
         self.generation = generation
+
+    def _remote(self, generation: int, path: Path, servers: dict[str, Address]) -> Any:
+        from imago.cluster import ClusterError, here
+        from imago.nn.inference import Network
+        from imago.nn.server import RemoteEvaluator
+
+        node = here()
+        if node not in servers:
+            raise ClusterError(f"no inference server on this worker's node {node}")
+        spec = Network.load(path, device="cpu").spec
+        old = getattr(self.play, "evaluator", None) if self.play is not None else None
+        evaluator = RemoteEvaluator(servers[node], spec, generation)
+        if isinstance(old, RemoteEvaluator):
+            old.close()
+        return evaluator
 
     def play_games(self, games: int) -> tuple[list[FinishedGame], dict[str, Any]]:
         """Play until ``games`` more games have finished; those games, and the worker's
@@ -101,6 +130,9 @@ class SelfPlayWorker:
         return finished, {**stats.to_json(), "cpu_seconds": self.cpu_seconds}
 
     def close(self) -> None:
+        close = getattr(getattr(self.play, "evaluator", None), "close", None)
+        if callable(close):
+            close()
         shutil.rmtree(self.folder, ignore_errors=True)
 
 
@@ -122,6 +154,34 @@ class _Slot:
     restarts: int = 0
 
 
+class _Server:
+    """The driver's view of one node's inference server: its actor, its address, the
+    generations it holds."""
+
+    def __init__(self, node: str, actor: Actor) -> None:
+        self.node = node
+        self.actor = actor
+        self.address: Address | None = None
+        self.generations: set[int] = set()
+        self.device = ""
+
+    def load(self, generation: int, files: Any) -> Address:
+        """Make the server hold ``generation`` (waiting for it: the workers ask at once);
+        its address."""
+        if generation not in self.generations:
+            self.device = self.actor.call("set_model", generation, files).result()
+            self.generations.add(generation)
+        if self.address is None:
+            self.address = self.actor.call("address").result()
+        return self.address
+
+    def alive(self, seconds: float = 10.0) -> bool:
+        try:
+            return bool(self.actor.call("ping").result(timeout=seconds))
+        except (WorkerLost, concurrent.futures.TimeoutError):
+            return False
+
+
 Report = Any  # imago.rl.stages.Report, kept loose to avoid an import cycle
 
 
@@ -139,10 +199,15 @@ class SelfPlayPool:
         name: str | None = None,
         chunk_games: int = 64,
         step_games: int = 0,
+        server: ServerConfig | None = None,
     ) -> None:
         if workers < 1:
             raise ValueError("a self-play pool needs at least one worker")
         self.executor = executor
+        self.server = server
+        """Shared inference: one :class:`~imago.nn.server.InferenceServer` per node serves
+        that node's workers (``None``: each worker its own copy of the network)."""
+        self._servers: dict[str, _Server] = {}
         self.folder = folder
         self.config = config
         self.base = name or worker_name()
@@ -150,6 +215,9 @@ class SelfPlayPool:
         self.step_games = step_games or max(1, config.selfplay.parallel // 2)
         """Games a worker plays per call (its games come back this many at a time)."""
         self.tally = Tally()
+        if server is not None:
+            for node in executor.nodes():
+                self._servers[node] = self._start_server(node)
         self._slots = [self._start(f"{self.base}w{i}") for i in range(workers)]
         self._models: dict[int, Any] = {}
         self._writers: dict[str, GameWriter] = {}
@@ -170,7 +238,40 @@ class SelfPlayPool:
 
     def _send_model(self, slot: _Slot, generation: int) -> None:
         slot.generation = generation
-        slot.loading = slot.actor.call("set_model", generation, self._model(generation))
+        files = self._model(generation)
+        if not self._servers:
+            slot.loading = slot.actor.call("set_model", generation, files)
+            return
+        try:
+            addresses = {node: s.load(generation, files) for node, s in self._servers.items()}
+        except WorkerLost:
+            self._mend_servers(_quiet)
+            addresses = {node: s.load(generation, files) for node, s in self._servers.items()}
+        slot.loading = slot.actor.call("set_model", generation, files, addresses)
+
+    # -- inference servers -------------------------------------------------------------------------
+    def _start_server(self, node: str) -> _Server:
+        from imago.nn.server import InferenceServer
+
+        actor = self.executor.start_actor(InferenceServer, self.server, node=node, cpus=0, gpus=1)
+        return _Server(node, actor)
+
+    def _mend_servers(self, report: Report) -> None:
+        """Start again every server that died (a worker lost its connection, or its node):
+        every worker then gets its network again, from the new server."""
+        for node, server in list(self._servers.items()):
+            if server.alive():
+                continue
+            report("self-play", self.tally.done, self.tally.done + 1,
+                   f"the inference server on {node} was lost; starting it again")  # fmt: skip
+            self.folder.log("server_lost", node=node)
+            server.actor.stop()
+            if node in self.executor.nodes():
+                self._servers[node] = self._start_server(node)
+            else:
+                del self._servers[node]
+            for slot in self._slots:
+                slot.generation = -1
 
     def _replace(self, slot: _Slot, error: Exception, report: Report) -> _Slot:
         """A lost worker's games go to the others (or, alone, to its replacement); a
@@ -311,6 +412,8 @@ class SelfPlayPool:
                 slot.loading.result()  # a network the worker could not load: say why
             finished, stats = future.result()
         except WorkerLost as error:
+            if self._servers:
+                self._mend_servers(report)
             index = self._slots.index(slot)
             self._slots[index] = self._replace(slot, error, report)
             return 0
@@ -365,11 +468,17 @@ class SelfPlayPool:
         """The workers' names now (a replaced worker's successor in its place)."""
         return [slot.name for slot in self._slots]
 
+    def server_stats(self) -> dict[str, dict[str, float]]:
+        """Each inference server's counters (see :meth:`InferenceServer.stats`), by node."""
+        return {node: s.actor.call("stats").result() for node, s in self._servers.items()}
+
     def close(self) -> None:
         """Stop the workers (games under way are lost; finished ones are written)."""
         self._flush()
         for slot in self._slots:
             slot.actor.stop()
+        for server in self._servers.values():
+            server.actor.stop()
 
 
 def _quiet(stage: str, done: float, total: float, text: str) -> None:
