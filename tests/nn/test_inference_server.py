@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -49,7 +50,7 @@ def _leaves(seed: int, count: int = 4) -> LeafBatch:
 
 
 @pytest.fixture
-def server() -> InferenceServer:
+def server() -> Iterator[InferenceServer]:
     made = InferenceServer(ServerConfig(device="cpu"))
     yield made
     made.close()
