@@ -60,7 +60,7 @@ def test_answers_what_the_network_of_ones_own_answers(
     tmp_path: Path, server: InferenceServer
 ) -> None:
     path, spec = _model(tmp_path, "net", 1)
-    assert server.set_model(0, _files(path)) == "cpu"
+    assert server.set_model(0, _files(path)) == (spec, "cpu")
     leaves = _leaves(0)
     own = NetworkEvaluator.load(path, backend="auto", device="cpu").evaluate(leaves, 4)
     remote = RemoteEvaluator(server.address(), spec, generation=0)

@@ -235,7 +235,9 @@ def test_selfplay_on_the_command_line_with_a_shared_network(tmp_path: Path) -> N
         "rl", "selfplay", str(run), "--games", "4", "--workers", "2", "--inference-device", "cpu"
     )
     assert done.returncode == 0, done.stderr
-    assert "one network per node on cpu" in done.stdout
+    said = " ".join(done.stdout.split())
+    assert "one network per node on cpu" in said
+    assert "no GPU here: the shared network runs on one CPU" in said  # --inference-device cpu
     assert folder.games_in_round(0) >= 4
     bad = _imago("rl", "selfplay", str(run), "--games", "1", "--inference-device", "tpu")
     assert bad.returncode != 0 and "unknown device 'tpu'" in bad.stderr

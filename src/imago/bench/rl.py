@@ -177,27 +177,28 @@ def shared_figures(
                     executor, folder, config, workers, name=mode, step_games=parallel, server=server
                 )
                 pool.play(games=parallel * workers)  # compile, load
-                before = pool.server_stats() if server else {}
+                before = _served(pool)
                 wall = time.perf_counter()
                 stats = pool.play(games=parallel * workers)
                 wall = time.perf_counter() - wall
+                calls, positions, busy = _served(pool) - before
                 figures[f"{mode}_pos_s"] = stats.evaluations / wall
                 if server is not None:
-                    after = pool.server_stats()
-                    calls = sum(s["calls"] for s in after.values()) - sum(
-                        s["calls"] for s in before.values()
-                    )
-                    positions = sum(s["positions"] for s in after.values()) - sum(
-                        s["positions"] for s in before.values()
-                    )
-                    busy = sum(s["network_seconds"] for s in after.values()) - sum(
-                        s["network_seconds"] for s in before.values()
-                    )
                     figures["mean_batch"] = positions / max(calls, 1)
                     figures["network_busy"] = busy / wall
                 pool.close()
     figures["speedup"] = figures["shared_pos_s"] / figures["own_pos_s"]
     return figures
+
+
+def _served(pool: Any) -> Any:
+    """Network calls, positions and seconds in the network, summed over a pool's inference
+    servers (zeros without any)."""
+    import numpy as np
+
+    keys = ("calls", "positions", "network_seconds")
+    rows = [[stats[key] for key in keys] for stats in pool.server_stats().values()]
+    return np.array(rows, dtype=np.float64).reshape(-1, len(keys)).sum(axis=0)
 
 
 @benchmark(

@@ -118,6 +118,18 @@ def _folder(run: Path) -> Any:
         raise fail(str(error)) from None
 
 
+def _check_local_device(name: str) -> None:
+    """Refuse a device this machine lacks before any worker starts; say when sharing one
+    network runs on the CPU (slower than a copy per worker: see BENCHMARKS.md)."""
+    from imago.nn.inference import resolve_device
+
+    if resolve_device(name).type == "cpu":
+        console.print(
+            "[yellow]no GPU here: the shared network runs on one CPU, usually slower than a "
+            "copy per worker (leave --inference-device out for that)[/]"
+        )
+
+
 @contextlib.contextmanager
 def _pool(
     folder: Any,
@@ -140,6 +152,8 @@ def _pool(
         from imago.nn.server import ServerConfig
 
         server = ServerConfig(device=inference)
+        if ray is None:
+            _check_local_device(inference)
     executor = open_executor(ray, workers if ray is None else 0)
     try:
         count = workers or (cpu_count() if ray is None else executor.slots)

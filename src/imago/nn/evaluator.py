@@ -24,7 +24,7 @@ import numpy as np
 import numpy.typing as npt
 
 from imago.agents.mcts.evaluators import Evaluation, LeafBatch
-from imago.nn.features import FeatureSet, Positions
+from imago.nn.features import Positions
 from imago.nn.inference import Network
 from imago.nn.models import ModelError
 from imago.nn.store import ModelSpec
@@ -91,16 +91,8 @@ class NetworkEvaluator:
         """Raise :class:`ModelError` when the model is not for ``game`` on a ``size`` board."""
         self.spec.check(game, size)
 
-    def planes(self, leaves: LeafBatch, count: int) -> npt.NDArray[np.float32]:
-        """The first ``count`` leaves encoded with the model's feature set."""
-        return encode_leaves(self.features, leaves, count)
-
     def evaluate(self, leaves: LeafBatch, count: int) -> Evaluation:
-        if leaves.game != self.spec.game or leaves.size != self.spec.size:
-            self.check(leaves.game, leaves.size)
-        if leaves.history < self.history:
-            raise ModelError(f"the model reads {self.history} boards; the search kept fewer")
-        planes = self.planes(leaves, count)
+        planes = encode_leaves(self.spec, leaves, count)
         legal = leaves.legal[:count]
         probs, values = self.run(planes, legal)
         with self._lock:
@@ -127,9 +119,15 @@ class NetworkEvaluator:
         return probs, values
 
 
-def encode_leaves(features: FeatureSet, leaves: LeafBatch, count: int) -> npt.NDArray[np.float32]:
-    """The first ``count`` leaves of a search's batch encoded with ``features`` (the planes a
-    network reads, as ``float32``)."""
+def encode_leaves(spec: ModelSpec, leaves: LeafBatch, count: int) -> npt.NDArray[np.float32]:
+    """The first ``count`` leaves of a search's batch encoded for the network of ``spec``
+    (its feature set's planes, as ``float32``); a :class:`ModelError` when the leaves are of
+    another game or board, or keep fewer boards than the network reads."""
+    if leaves.game != spec.game or leaves.size != spec.size:
+        spec.check(leaves.game, leaves.size)
+    features = spec.feature_set
+    if leaves.history < features.history:
+        raise ModelError(f"the model reads {features.history} boards; the search kept fewer")
     positions = Positions(
         leaves.board_planes(count)[:, : features.history],
         leaves.to_play[:count],

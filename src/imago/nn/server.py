@@ -21,7 +21,7 @@ moment through the network in one call.
   any lost worker, and starts the server again.
 
 >>> server = InferenceServer(ServerConfig(device="cuda"))            # doctest: +SKIP
->>> server.set_model(0, {".pt": Path("model.pt").read_bytes()})      # doctest: +SKIP
+>>> spec, device = server.set_model(0, {".pt": Path("model.pt").read_bytes()})  # doctest: +SKIP
 >>> evaluator = RemoteEvaluator(server.address(), spec, generation=0)  # doctest: +SKIP
 """
 
@@ -116,12 +116,13 @@ class InferenceServer:
     def address(self) -> Address:
         return self._socket, self._key
 
-    def set_model(self, generation: int, files: dict[str, bytes]) -> str:
-        """Serve ``generation``'s network (its files by suffix, as the workers get them) from
-        now on; the previous one stays for the workers still asking for it. Answers where it
-        runs (``cuda``, ``cpu``)."""
-        if generation in self._networks:
-            return self._networks[generation].network.device.type
+    def set_model(self, generation: int, files: dict[str, bytes]) -> tuple[ModelSpec, str]:
+        """Serve ``generation``'s network (its files by suffix, ``.pt`` and ``.onnx``) from
+        now on; the previous one stays for the workers still asking for it. Answers the
+        network's spec (what its clients encode) and where it runs (``cuda``, ``cpu``)."""
+        held = self._networks.get(generation)
+        if held is not None:
+            return held.spec, held.network.device.type
         path = self._folder / f"{generation:06d}.pt"
         for suffix, data in sorted(files.items()):
             path.with_suffix(suffix).write_bytes(data)
@@ -136,7 +137,7 @@ class InferenceServer:
             self._networks[generation] = evaluator
             for old in sorted(self._networks)[:-KEPT_GENERATIONS]:
                 del self._networks[old]
-        return device.type
+        return evaluator.spec, device.type
 
     def ping(self) -> bool:
         return not self._closed.is_set()
@@ -193,9 +194,9 @@ class InferenceServer:
                     generation, planes, legal = conn.recv()
                 except (EOFError, OSError, ValueError, TypeError):
                     return  # gone, or not one of our clients: drop the connection
-                request = _Request(generation, planes, legal, threading.Event())
                 if self._closed.is_set():
                     return
+                request = _Request(generation, planes, legal, threading.Event())
                 self._queue.put(request)
                 while not request.done.wait(0.1):
                     if self._closed.is_set():
@@ -224,13 +225,9 @@ class InferenceServer:
             while count < self.config.max_batch:
                 with self._lock:
                     everyone = len(waiting) >= self._clients
-                left = deadline - time.monotonic()
+                left = 0.0 if everyone else deadline - time.monotonic()
                 try:
-                    request = (
-                        self._queue.get_nowait()
-                        if everyone or left <= 0
-                        else (self._queue.get(timeout=left))
-                    )
+                    request = self._queue.get(left > 0, max(left, 0.0))
                 except queue.Empty:
                     break
                 if request is None:
@@ -277,17 +274,15 @@ class InferenceServer:
 
 class RemoteEvaluator:
     """A search's evaluator whose network runs in an :class:`InferenceServer`: encodes the
-    leaves here and sends them in one message. ``spec``: the served network's (read from the
-    model file); ``generation``: which of the server's networks to ask."""
+    leaves here and sends them in one message. ``spec``: the served network's (as
+    :meth:`InferenceServer.set_model` answers it); ``generation``: which network to ask."""
 
     needs_states = False
 
     def __init__(self, address: Address, spec: ModelSpec, generation: int) -> None:
         self.spec = spec
-        self.features = spec.feature_set
-        self.history = self.features.history
+        self.history = spec.feature_set.history
         self.generation = generation
-        self.address = address
         self.calls = 0
         self.positions = 0
         try:
@@ -300,9 +295,7 @@ class RemoteEvaluator:
         self.spec.check(game, size)
 
     def evaluate(self, leaves: LeafBatch, count: int) -> Evaluation:
-        if leaves.game != self.spec.game or leaves.size != self.spec.size:
-            self.check(leaves.game, leaves.size)
-        planes = encode_leaves(self.features, leaves, count)
+        planes = encode_leaves(self.spec, leaves, count)
         legal = np.ascontiguousarray(leaves.legal[:count])
         try:
             self._conn.send((self.generation, planes, legal))
@@ -311,9 +304,10 @@ class RemoteEvaluator:
             raise ServerLost(f"the inference server stopped answering ({error})") from None
         if not reply[0]:
             raise ModelError(f"the inference server could not evaluate: {reply[1]}")
+        _, probs, values = reply
         self.calls += 1
         self.positions += count
-        return Evaluation(reply[2], reply[1])
+        return Evaluation(values, probs)
 
     def close(self) -> None:
         with contextlib.suppress(OSError):

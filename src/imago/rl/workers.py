@@ -40,6 +40,7 @@ from imago.rl.selfplay import FinishedGame, GameSpec, SelfPlay, SelfPlayConfig, 
 
 if TYPE_CHECKING:
     from imago.nn.server import Address, ServerConfig
+    from imago.nn.store import ModelSpec
 
 ModelFiles = dict[str, bytes]
 """A generation's network as bytes by file suffix (``.pt``, and ``.onnx`` where exported)."""
@@ -77,46 +78,42 @@ class SelfPlayWorker:
         self.cpu_seconds = 0.0
         """CPU time of this worker's process spent playing (for benchmarks on busy machines)."""
 
-    def set_model(
-        self, generation: int, files: ModelFiles, servers: dict[str, Address] | None = None
-    ) -> None:
-        """Play with this network from now on (games under way go on with it): a copy of
-        its own on this CPU, or with ``servers`` (inference servers by node) the one that
-        this node's server holds."""
+    def set_model(self, generation: int, files: ModelFiles) -> None:
+        """Play with this network from now on, a copy of its own on this CPU (games under
+        way go on with it)."""
         from imago.nn.evaluator import NetworkEvaluator
 
         path = self.folder / f"{generation:06d}.pt"
         for suffix, data in sorted(files.items()):  # .onnx after .pt: no older than it
-            if servers is None or suffix == ".pt":
-                path.with_suffix(suffix).write_bytes(data)
-        evaluator: Any
-        if servers is None:
-            evaluator = NetworkEvaluator.load(
-                path, backend="auto", device="cpu", threads=self.threads
-            )
-        else:
-            evaluator = self._remote(generation, path, servers)
-        evaluator.check(self.spec.game, self.spec.size)
-        if self.play is None:
-            self.play = SelfPlay(self.spec, evaluator, self.config, seed=self.seed)
-        else:
-            self.play.set_evaluator(evaluator)
-        self.generation = generation
+            path.with_suffix(suffix).write_bytes(data)
+        evaluator = NetworkEvaluator.load(path, backend="auto", device="cpu", threads=self.threads)
+        self._use(evaluator, generation)
 
-    def _remote(self, generation: int, path: Path, servers: dict[str, Address]) -> Any:
+    def set_server(self, generation: int, spec: ModelSpec, servers: dict[str, Address]) -> None:
+        """Play with the network ``generation`` that this node's inference server holds
+        (``servers``: their addresses by node; ``spec``: the network's)."""
         from imago.cluster import ClusterError, here
-        from imago.nn.inference import Network
         from imago.nn.server import RemoteEvaluator
 
         node = here()
         if node not in servers:
             raise ClusterError(f"no inference server on this worker's node {node}")
-        spec = Network.load(path, device="cpu").spec
-        old = getattr(self.play, "evaluator", None) if self.play is not None else None
-        evaluator = RemoteEvaluator(servers[node], spec, generation)
-        if isinstance(old, RemoteEvaluator):
-            old.close()
-        return evaluator
+        self._use(RemoteEvaluator(servers[node], spec, generation), generation)
+
+    def _use(self, evaluator: Any, generation: int) -> None:
+        evaluator.check(self.spec.game, self.spec.size)
+        if self.play is None:
+            self.play = SelfPlay(self.spec, evaluator, self.config, seed=self.seed)
+        else:
+            self._close_evaluator()
+            self.play.set_evaluator(evaluator)
+        self.generation = generation
+
+    def _close_evaluator(self) -> None:
+        """Close the connection of a remote evaluator (a network of its own has none)."""
+        close = getattr(getattr(self.play, "evaluator", None), "close", None)
+        if callable(close):
+            close()
 
     def play_games(self, games: int) -> tuple[list[FinishedGame], dict[str, Any]]:
         """Play until ``games`` more games have finished; those games, and the worker's
@@ -130,9 +127,7 @@ class SelfPlayWorker:
         return finished, {**stats.to_json(), "cpu_seconds": self.cpu_seconds}
 
     def close(self) -> None:
-        close = getattr(getattr(self.play, "evaluator", None), "close", None)
-        if callable(close):
-            close()
+        self._close_evaluator()
         shutil.rmtree(self.folder, ignore_errors=True)
 
 
@@ -156,24 +151,23 @@ class _Slot:
 
 class _Server:
     """The driver's view of one node's inference server: its actor, its address, the
-    generations it holds."""
+    networks it holds (their specs by generation) and where it runs them."""
 
     def __init__(self, node: str, actor: Actor) -> None:
         self.node = node
         self.actor = actor
-        self.address: Address | None = None
-        self.generations: set[int] = set()
-        self.device = ""
+        self.address: Address = actor.call("address").result()
+        self.specs: dict[int, ModelSpec] = {}
+        self.device = "?"
 
-    def load(self, generation: int, files: Any) -> Address:
+    def load(self, generation: int, files: Any) -> ModelSpec:
         """Make the server hold ``generation`` (waiting for it: the workers ask at once);
-        its address."""
-        if generation not in self.generations:
-            self.device = self.actor.call("set_model", generation, files).result()
-            self.generations.add(generation)
-        if self.address is None:
-            self.address = self.actor.call("address").result()
-        return self.address
+        the network's spec."""
+        if generation not in self.specs:
+            self.specs[generation], self.device = self.actor.call(
+                "set_model", generation, files
+            ).result()
+        return self.specs[generation]
 
     def alive(self, seconds: float = 10.0) -> bool:
         try:
@@ -243,11 +237,12 @@ class SelfPlayPool:
             slot.loading = slot.actor.call("set_model", generation, files)
             return
         try:
-            addresses = {node: s.load(generation, files) for node, s in self._servers.items()}
+            specs = [s.load(generation, files) for s in self._servers.values()]
         except WorkerLost:
             self._mend_servers(_quiet)
-            addresses = {node: s.load(generation, files) for node, s in self._servers.items()}
-        slot.loading = slot.actor.call("set_model", generation, files, addresses)
+            specs = [s.load(generation, files) for s in self._servers.values()]
+        addresses = {node: s.address for node, s in self._servers.items()}
+        slot.loading = slot.actor.call("set_server", generation, specs[0], addresses)
 
     # -- inference servers -------------------------------------------------------------------------
     def _start_server(self, node: str) -> _Server:
@@ -271,7 +266,8 @@ class SelfPlayPool:
             else:
                 del self._servers[node]
             for slot in self._slots:
-                slot.generation = -1
+                if slot.actor.node in (node, "?"):  # its node's server is new: connect again
+                    slot.generation = -1
 
     def _replace(self, slot: _Slot, error: Exception, report: Report) -> _Slot:
         """A lost worker's games go to the others (or, alone, to its replacement); a
@@ -443,8 +439,13 @@ class SelfPlayPool:
             played,
             max(wanted, played, 1),
             f"round {round_}, gen {best}: {head}, {rate:,.0f} positions/s on "
-            f"{len(self._slots)} workers ({self.tally.describe()})",
+            f"{len(self._slots)} workers{self._shared()} ({self.tally.describe()})",
         )
+
+    def _shared(self) -> str:
+        """Where the shared networks run, for the progress line (``""``: not shared)."""
+        devices = sorted({server.device for server in self._servers.values()})
+        return f", network shared on {'/'.join(devices)}" if devices else ""
 
     def _total(self, begun: dict[str, dict[str, Any]], seconds: float) -> SelfPlayStats:
         """The workers' counters summed (since ``begun``), over ``seconds`` of the pool's
