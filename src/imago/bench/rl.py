@@ -140,18 +140,18 @@ SHARED_CASES = (
 
 
 def shared_figures(
-    game: str, size: int, arch: str, workers: int, device: str, parallel: int, wait_ms: float = 2.0
+    game: str, size: int, arch: str, workers: int, parallel: int, modes: dict[str, Any]
 ) -> dict[str, float]:
-    """Self-play positions/s of ``workers`` local processes: each with its own copy of the
-    network on its CPU (ONNX Runtime, one thread), then all sharing one on ``device``
-    through an inference server; the same games (``parallel`` at once per worker, 32
-    simulations, Gumbel, games cut at 24 moves so that they come back often). One wave of
-    games to warm up (compile, load), one timed."""
+    """Self-play positions/s of ``workers`` local processes in each of ``modes`` (a name and
+    a :class:`~imago.nn.server.ServerConfig`, or ``None`` for a copy of the network per
+    worker on its CPU: ONNX Runtime, one thread); the same games each time (``parallel`` at
+    once per worker, 32 simulations, Gumbel, games cut at 24 moves so that they come back
+    often). One wave of games to warm up (compile, load), one timed. With a server, also the
+    mean batch per network call and the share of wall time the network was busy."""
     import tempfile
     from pathlib import Path
 
     from imago.cluster import ProcessExecutor
-    from imago.nn.server import ServerConfig
     from imago.rl.config import LoopConfig
     from imago.rl.folder import RunFolder
     from imago.rl.selfplay import GameSpec, SelfPlayConfig
@@ -170,8 +170,7 @@ def shared_figures(
         folder = RunFolder(Path(root) / "run")
         init(folder, config)
         bootstrap(folder, config)
-        served = ServerConfig(device=device, wait_ms=wait_ms)
-        for mode, server in (("own", None), ("shared", served)):
+        for mode, server in modes.items():
             with ProcessExecutor(workers) as executor:
                 pool = SelfPlayPool(
                     executor, folder, config, workers, name=mode, step_games=parallel, server=server
@@ -184,10 +183,9 @@ def shared_figures(
                 calls, positions, busy = _served(pool) - before
                 figures[f"{mode}_pos_s"] = stats.evaluations / wall
                 if server is not None:
-                    figures["mean_batch"] = positions / max(calls, 1)
-                    figures["network_busy"] = busy / wall
+                    figures[f"{mode}_mean_batch"] = positions / max(calls, 1)
+                    figures[f"{mode}_network_busy"] = busy / wall
                 pool.close()
-    figures["speedup"] = figures["shared_pos_s"] / figures["own_pos_s"]
     return figures
 
 
@@ -213,21 +211,24 @@ def shared(config: BenchConfig) -> list[Figure]:
 
     from imago.cluster import cpu_count
     from imago.nn.inference import resolve_device
+    from imago.nn.server import ServerConfig
 
     workers = int(os.environ.get("IMAGO_BENCH_WORKERS", 0)) or max(2, cpu_count() - 2)
     device = resolve_device("auto").type
     parallel = 16 if config.quick else 32
     cases = SHARED_CASES[:1] if config.quick else SHARED_CASES
+    modes = {"own": None, "shared": ServerConfig(device=device)}
     figures = []
     for label, game, size, arch in cases:
-        result = shared_figures(game, size, arch, workers, device, parallel)
+        result = shared_figures(game, size, arch, workers, parallel, modes)
         note = f"{arch}, {workers} workers x {parallel} games, shared on {device}"
         prefix = f"rl.shared.{label}"
+        speedup = result["shared_pos_s"] / result["own_pos_s"]
         figures += [
             Figure(f"{prefix}.own_pos_s", result["own_pos_s"], "pos/s", note),
             Figure(f"{prefix}.shared_pos_s", result["shared_pos_s"], "pos/s", note),
-            Figure(f"{prefix}.speedup", result["speedup"], "x", "shared over own"),
-            Figure(f"{prefix}.mean_batch", result["mean_batch"], "positions/call", ""),
-            Figure(f"{prefix}.network_busy", result["network_busy"], "of wall time", ""),
+            Figure(f"{prefix}.speedup", speedup, "x", "shared over own"),
+            Figure(f"{prefix}.mean_batch", result["shared_mean_batch"], "positions/call"),
+            Figure(f"{prefix}.network_busy", result["shared_network_busy"], "of wall time"),
         ]
     return figures
