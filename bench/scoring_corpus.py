@@ -1,8 +1,10 @@
 """The differential corpus for Go counting: finished games judged by GNU Go, and imago's agreement.
 
     python bench/scoring_corpus.py generate DIR [--seed 1] [--games 9=500 13=150 19=50]
+                                                [--jobs N | --shard K/N]
     python bench/scoring_corpus.py compare DIR [--size 9] [--rules chinese|japanese|both]
                                                [--list] [--json]
+    python bench/scoring_corpus.py pack DIR ARCHIVE.tar.gz
 
 ``generate`` plays games between engines of different strengths until each board size has the
 number of games asked for that ended by two passes, and asks GNU Go 3.8 (level 10, its default)
@@ -11,8 +13,11 @@ for ``final_score`` and ``final_status_list dead`` / ``seki`` of each finished g
 atomically as ``DIR/<size>/<index>.json`` (the moves, the players, GNU Go's verdicts) beside an
 ``.sgf`` of it for viewing; a game that already has its ``.json`` is not played again, so an
 interrupted run resumes, and the same seed makes the same games (GNU Go is started with a seed
-per game; imago's agents are seeded). Everything runs in one process at a time, niced by the
-caller (``nice -n 10``): the low GNU Go levels the players use are cheap.
+per game; imago's agents are seeded). ``--jobs N`` plays N games at once in N processes, each
+taking the game indices ``K mod N`` (``--shard K/N`` runs one of them, e.g. on another machine
+sharing the folder): game ``i`` is the same game whichever process plays it, but a parallel run
+may stop with a few indices unplayed and a few played past a serial run's last.
+Niced by the caller (``nice -n 10``): the low GNU Go levels the players use are cheap.
 
 The players (chosen per game from the seed, the two sides always different):
 
@@ -30,17 +35,29 @@ count; the seed makes the same crash happen again on a rerun.
 and komi, and reports how often the winner and the margin agree with GNU Go's, the stones GNU Go
 calls dead or seki that imago does not (and the reverse), the games where imago says it could not
 decide, and imago's CPU time per position (median and maximum). ``--list`` prints every
-disagreement with the game's file.
+disagreement with the game's file. It reads a folder or an archive.
+
+``pack`` writes a folder's games (their ``.json`` files) to one gzipped tar, the same bytes for
+the same games. The corpus measured in BENCHMARKS.md is kept that way in the repository,
+``bench/data/go-count-corpus.tar.gz`` (``generate DIR --seed 1 --games 9=500`` and
+``--games 13=200``, ``--games 19=50``), and ``tests/games/go/test_go_count_corpus.py`` checks
+imago's count against the verdicts it holds::
+
+    python bench/scoring_corpus.py compare bench/data/go-count-corpus.tar.gz --list
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import gzip
+import io
 import json
 import os
 import statistics
+import subprocess
 import sys
+import tarfile
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -52,10 +69,10 @@ import numpy as np
 from imago.agents.base import Agent, Limit
 from imago.agents.registry import make_agent
 from imago.core.color import Color
+from imago.core.files import atomic_write
 from imago.core.move import Move, Point
 from imago.games.go import GoPosition, GoRules, KoRule, Scoring, new_game
 from imago.gtp.client import EngineError, GtpEngine
-from imago.core.files import atomic_write
 
 GNUGO = os.environ.get("GNUGO", "/usr/games/gnugo")
 KOMIS = (6.5, 7.0, 7.5)
@@ -279,32 +296,98 @@ def game_path(folder: Path, size: int, index: int, suffix: str) -> Path:
     return folder / str(size) / f"{index:05d}{suffix}"
 
 
-def records(folder: Path, size: int) -> Iterator[tuple[Path, dict[str, Any]]]:
-    """The games of ``size`` in ``folder``, in index order."""
-    for path in sorted((folder / str(size)).glob("*.json")):
-        yield path, json.loads(path.read_text(encoding="utf-8"))
+def records(source: Path, size: int) -> Iterator[tuple[str, dict[str, Any]]]:
+    """The games of ``size`` in ``source`` (a corpus folder, or an archive made by ``pack``),
+    in index order, each with its name (``"13/00063.json"``)."""
+    if source.is_file():
+        with tarfile.open(source, "r:gz") as archive:
+            members = sorted(
+                (m for m in archive.getmembers() if m.isfile() and _is_game(m.name, size)),
+                key=lambda m: m.name,
+            )
+            for member in members:
+                handle = archive.extractfile(member)
+                assert handle is not None
+                yield member.name, json.loads(handle.read().decode("utf-8"))
+        return
+    for path in sorted((source / str(size)).glob("*.json")):
+        yield f"{size}/{path.name}", json.loads(path.read_text(encoding="utf-8"))
 
 
-def generate(folder: Path, seed: int, wanted: dict[int, int]) -> None:
-    """Play and judge games until each size has ``wanted[size]`` games ended by two passes."""
+def _is_game(name: str, size: int) -> bool:
+    folder, _, file = name.partition("/")
+    return folder == str(size) and file.endswith(".json") and "/" not in file
+
+
+def sizes_in(source: Path) -> list[int]:
+    """The board sizes a corpus folder or archive holds games of."""
+    if source.is_file():
+        with tarfile.open(source, "r:gz") as archive:
+            names = {name.partition("/")[0] for name in archive.getnames()}
+    else:
+        names = {path.name for path in source.iterdir() if path.is_dir()}
+    return sorted(int(name) for name in names if name.isdigit())
+
+
+def pack(folder: Path, archive: Path) -> int:
+    """Write the games (``.json`` only) of ``folder`` to the gzipped tar ``archive``, atomically
+    and byte for byte the same for the same games (sorted names, no dates or owners)."""
+    buffer = io.BytesIO()
+    with (
+        gzip.GzipFile(fileobj=buffer, mode="wb", mtime=0) as zipped,
+        tarfile.open(fileobj=zipped, mode="w", format=tarfile.PAX_FORMAT) as tar,
+    ):
+        count = 0
+        for size in sizes_in(folder):
+            for name, record in records(folder, size):
+                data = (json.dumps(record, indent=1) + "\n").encode("utf-8")
+                info = tarfile.TarInfo(name)
+                info.size = len(data)
+                info.mode = 0o644
+                tar.addfile(info, io.BytesIO(data))
+                count += 1
+    atomic_write(archive, buffer.getvalue())
+    print(f"{count} games -> {archive} ({len(buffer.getvalue()):,} bytes)")
+    return 0
+
+
+def finished_games(folder: Path, size: int) -> int:
+    """How many games of ``size`` in ``folder`` ended by two passes (and were judged)."""
+    return sum(1 for _, record in records(folder, size) if record["end"] == "passes")
+
+
+def generate(
+    folder: Path, seed: int, wanted: dict[int, int], shard: tuple[int, int] = (0, 1)
+) -> None:
+    """Play and judge games until each size has ``wanted[size]`` games ended by two passes.
+
+    ``shard = (k, n)`` plays only the game indices ``k, k + n, k + 2n, ...``, so that ``n``
+    processes (on one machine or several sharing the folder) share the work; game ``i`` is the
+    same whoever plays it. Each counts the folder's finished games after every game and stops
+    when there are enough, so a sharded run may end with up to ``n - 1`` games more than asked
+    for, and with a few indices below its last left unplayed.
+    """
+    k, n = shard
     for size, count in wanted.items():
-        finished = sum(1 for _, r in records(folder, size) if r["end"] == "passes")
-        index = 0
+        finished = finished_games(folder, size)
+        index = k
         while finished < count:
             path = game_path(folder, size, index, ".json")
             if path.exists():
-                index += 1
+                index += n
                 continue
             started = time.monotonic()
             record = play_game(size, game_seed(seed, size, index))
             if record["end"] == "passes":
                 try:
                     record["gnugo"] = judge(record)
-                    finished += 1
                 except EngineError as error:
                     record["end"] = f"judge failed: {error}"
             write_atomically(game_path(folder, size, index, ".sgf"), sgf_text(record))
             write_atomically(path, json.dumps(record, indent=1) + "\n")
+            finished = (
+                finished_games(folder, size) if n > 1 else finished + (record["end"] == "passes")
+            )
             verdict = record.get("gnugo", {}).get("chinese", {}).get("score", "-")
             print(
                 f"{size}x{size} game {index}: {record['black']} - {record['white']}, "
@@ -312,7 +395,37 @@ def generate(folder: Path, seed: int, wanted: dict[int, int]) -> None:
                 f"({time.monotonic() - started:.1f} s; {finished}/{count} finished)",
                 flush=True,
             )
-            index += 1
+            index += n
+
+
+def generate_in_parallel(folder: Path, seed: int, games: list[str], jobs: int) -> int:
+    """Run ``generate`` in ``jobs`` processes (shards ``k/jobs``) and wait for all of them;
+    an interrupt stops them all. Returns the worst exit status."""
+    command = [sys.executable, __file__, "generate", str(folder), "--seed", str(seed)]
+    children = [
+        subprocess.Popen([*command, "--shard", f"{k}/{jobs}", "--games", *games])
+        for k in range(jobs)
+    ]
+    try:
+        return max(child.wait() for child in children)
+    except KeyboardInterrupt:
+        for child in children:
+            child.terminate()
+        for child in children:
+            child.wait()
+        return 130
+
+
+def parse_shard(text: str) -> tuple[int, int]:
+    """``"K/N"`` -> ``(K, N)`` with ``0 <= K < N``."""
+    k, _, n = text.partition("/")
+    try:
+        shard = int(k), int(n)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a shard is K/N, not {text!r}") from None
+    if not 0 <= shard[0] < shard[1]:
+        raise argparse.ArgumentTypeError(f"a shard K/N needs 0 <= K < N, not {text!r}")
+    return shard
 
 
 # -- the comparison ------------------------------------------------------------------------------
@@ -359,7 +472,7 @@ def compare(folder: Path, sizes: list[int], rule_sets: list[str], show: bool, as
     disagreements: list[dict[str, Any]] = []
     count(new_game(9))  # load the compiled kernels outside the timing
     for size in sizes:
-        for path, record in records(folder, size):
+        for name, record in records(folder, size):
             if record["end"] != "passes" or "gnugo" not in record:
                 continue
             for rules_name in rule_sets:
@@ -387,7 +500,7 @@ def compare(folder: Path, sizes: list[int], rule_sets: list[str], show: bool, as
                     ours_dead = sorted(Move.play(p).to_gtp(size) for p in result.dead)
                     disagreements.append(
                         {
-                            "game": str(path.relative_to(folder)),
+                            "game": name,
                             "rules": rules_name,
                             "players": f"{record['black']} - {record['white']}",
                             "gnugo": verdict["score"],
@@ -441,8 +554,15 @@ def main(argv: list[str] | None = None) -> int:
         default=["9=500", "13=150", "19=50"],
         help="SIZE=COUNT: finished games wanted per board size",
     )
+    make.add_argument(
+        "--shard", type=parse_shard, default=(0, 1), help="K/N: play only the indices K mod N"
+    )
+    make.add_argument("--jobs", type=int, default=1, help="processes playing games at once")
+    packing = commands.add_parser("pack", help="the games of a folder as one .tar.gz")
+    packing.add_argument("folder", type=Path)
+    packing.add_argument("archive", type=Path)
     check = commands.add_parser("compare", help="imago's count against GNU Go's")
-    check.add_argument("folder", type=Path)
+    check.add_argument("folder", type=Path, help="a corpus folder or an archive made by pack")
     check.add_argument("--size", type=int, action="append", help="board sizes (default all)")
     check.add_argument("--rules", choices=("chinese", "japanese", "both"), default="both")
     check.add_argument("--list", action="store_true", help="print every disagreement")
@@ -453,10 +573,16 @@ def main(argv: list[str] | None = None) -> int:
         for item in args.games:
             size, _, count = item.partition("=")
             wanted[int(size)] = int(count)
+        if args.jobs < 1:
+            parser.error("--jobs must be at least 1")
+        if args.jobs > 1:
+            return generate_in_parallel(args.folder, args.seed, args.games, args.jobs)
         with contextlib.suppress(KeyboardInterrupt):
-            generate(args.folder, args.seed, wanted)
+            generate(args.folder, args.seed, wanted, args.shard)
         return 0
-    sizes = args.size or sorted(int(p.name) for p in args.folder.iterdir() if p.name.isdigit())
+    if args.command == "pack":
+        return pack(args.folder, args.archive)
+    sizes = args.size or sizes_in(args.folder)
     rule_sets = ["chinese", "japanese"] if args.rules == "both" else [args.rules]
     return compare(args.folder, sizes, rule_sets, args.list, args.json)
 
