@@ -351,6 +351,40 @@ def test_seki_eyes_count_as_area() -> None:
     assert territory.outcome.result() == "B+10"  # eyes in seki are no territory: GNU Go agrees
 
 
+ALIVE_NOT_SEKI_GAME = (
+    "E5 C4 C6 E3 F3 E4 F4 D5 F6 D6 C7 D7 D8 E8 B5 G7 G6 H7 H6 C8 B8 D9 B9 B4 E2 D2 F2 J6 J5 J7 "
+    "H4 D1 A4 A3 A5 B2 C5 E6 F7 F8 F5 E1 F1 C9 E7 pass pass"
+)
+"""A corpus game (GNU Go level 10 against level 1, komi 7.5: ``9/00273`` of
+``bench/data/go-count-corpus.tar.gz``)::
+
+    9 . X O O . . . . .
+    8 . X O . O O . . .
+    7 . . X O X X O O O
+    6 . . X O O X X X O
+    5 X X X O X X . . X
+    4 X O O . O X . X .
+    3 O . . . O X . . .
+    2 . O . O X X . . .
+    1 . . . O O X . . .
+      A B C D E F G H J
+
+Black's A4-C7 group lives on its own eye space (A6 B6 A7 B7, with A8 A9 by B8 B9) and
+shares no liberty with White."""
+
+
+def test_a_group_with_eyes_of_its_own_is_alive_not_seki() -> None:
+    # GNU Go's territory count: W+7.5. imago called the group seki (read out as a closed fight
+    # that neither side captures), so its eye space was nobody's territory: W+13.5.
+    judged = count(play_moves(ALIVE_NOT_SEKI_GAME, 7.5, Scoring.TERRITORY))
+    assert not judged.seki
+    assert judged.outcome.result() == "W+7.5"
+    for vertex in ("A6", "B6", "A7", "B7", "A8", "A9"):
+        point = Move.from_gtp(vertex, 9).point
+        assert point is not None and judged.territory[point.row, point.col] == 1, vertex
+    assert count(play_moves(ALIVE_NOT_SEKI_GAME, 7.5)).outcome.result() == "W+6.5"
+
+
 # -- GNU Go as the judge ------------------------------------------------------------------------
 
 

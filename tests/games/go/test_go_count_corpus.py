@@ -59,10 +59,6 @@ _NOT_EXAMINED = "not examined on the board: a chaotic end between noisy GNU Go a
 DIFFERS: dict[tuple[str, str], str] = {
     **{("9/00253.json", rules): _GNUGO_WRONG_253 for rules in _BOTH},
     **{("9/00267.json", rules): _UNDECIDED for rules in _BOTH},
-    ("9/00273.json", "japanese"): (
-        "imago is wrong: it calls Black's A4-C7 group seki (no territory for its six eyes' "
-        "points under territory rules) though it shares no liberty with White; area counts agree"
-    ),
     **{("9/00384.json", rules): _GNUGO_WRONG_384 for rules in _BOTH},
     **{(f"13/{game}.json", "japanese"): _TEIRE for game in ("00007", "00033", "00071", "00094")},
     ("13/00155.json", "japanese"): _TEIRE + " (here jigo against W+1)",

@@ -173,6 +173,7 @@ def judge(
             status[p] = ST_SEKI
     _by_strings(board, size, status, alive_rate, flags)
     _read_closed_fights(s, size, suicide, board, status, alive_rate, flags)
+    _seki_needs_a_shared_liberty(board, size, status)
     _search_doubts(s, size, suicide, board, frozen, fixed_owner, status, alive_rate, flags, sims)
 
 
@@ -260,6 +261,57 @@ def _by_strings(
             else:
                 status[p] = ST_DEAD
             flags[p] = FL_UNSETTLED if 0.3 < rate < 0.7 else 0
+
+
+@njit(cache=True)
+def _seki_needs_a_shared_liberty(board: np.ndarray, size: int, status: np.ndarray) -> None:
+    """Stones the playouts call seki stay seki only if their seki unit (the seki strings of one
+    colour joined by the liberties they share, as a group and its eyes) has, on the board as
+    the game ended, a liberty touching a stone of the other colour not judged dead: the
+    liberties a seki shares are there to see. (The playouts' test, and a closed fight read out
+    as "neither side captures", also hold for a group alive with eyes of its own: a unit
+    without a shared liberty is alive, not in seki.)"""
+    nn = size * size
+    seen = np.zeros(nn, dtype=np.bool_)
+    unit = np.zeros(nn, dtype=np.bool_)
+    stack = np.empty(nn, dtype=np.int64)
+    for p in range(nn):
+        if status[p] != ST_SEKI or seen[p]:
+            continue
+        color = board[p]
+        for q in range(nn):
+            unit[q] = False
+        shares = False
+        top = 0
+        stack[0] = p
+        seen[p] = True
+        unit[p] = True
+        while top >= 0:
+            q = stack[top]
+            top -= 1
+            for t in _neighbors(q, size):
+                if t < 0:
+                    continue
+                if board[t] == color and status[t] == ST_SEKI and not seen[t]:
+                    seen[t] = True
+                    unit[t] = True
+                    top += 1
+                    stack[top] = t
+                elif board[t] == EMPTY:
+                    for u in _neighbors(t, size):
+                        if u < 0:
+                            continue
+                        if board[u] == 3 - color and status[u] != ST_DEAD:
+                            shares = True
+                        elif board[u] == color and status[u] == ST_SEKI and not seen[u]:
+                            seen[u] = True
+                            unit[u] = True
+                            top += 1
+                            stack[top] = u
+        if not shares:
+            for q in range(nn):
+                if unit[q]:
+                    status[q] = ST_ALIVE
 
 
 @njit(cache=True)
