@@ -142,6 +142,45 @@ def test_search_info_and_playout_limit() -> None:
     assert all(0.0 <= (c.winrate or 0.0) <= 1.0 for c in result.candidates)
 
 
+def test_analysis_pvs_do_not_pass_on_an_open_board() -> None:
+    # Below the root the tree keeps pass as a move, and at nodes of few visits it can lead them
+    # (before the PVs were trimmed, 18 of 23 candidates' PVs here held a pass). On this open
+    # board no candidate's PV passes after its first move, and the PVs still go deep.
+    position = make("go", size=9)
+    assert isinstance(position, GoPosition)
+    for text in ("E5", "C3", "G4", "D7"):
+        position = position.play(position.parse_move(text))
+    for seed in (0, 1):
+        result = make_agent("mcts", "go", {}, seed=seed).select_move(position, Limit(playouts=3000))
+        assert all(Move.PASS not in c.pv[1:] for c in result.candidates)
+        assert max(len(c.pv) for c in result.candidates) >= 4
+
+
+@pytest.mark.parametrize(
+    ("moves", "line", "readable"),
+    [
+        #  after         PV (from the root)       what a reader sees
+        ("E5",          "C3 pass D4",            "C3"),              # open board: cut at pass
+        ("E5",          "pass pass",             "pass pass"),       # a pass answering a pass
+        ("E5 pass",     "pass",                  "pass"),            # the root's own pass
+        ("E5 pass",     "C3 D4 E6",              "C3 D4 E6"),        # no pass: whole
+    ],
+)  # fmt: skip
+def test_readable_pv_cuts_passes_the_search_would_not_consider(
+    moves: str, line: str, readable: str
+) -> None:
+    position = make("go", size=9)
+    assert isinstance(position, GoPosition)
+    for text in moves.split():
+        position = position.play(position.parse_move(text))
+    game = search_game(position, MCTSConfig(pass_moves="answer"), seed=1)
+    actions = [position.parse_move(t).to_action(9) for t in line.split()]
+    shown = game.readable_pv(0, actions)
+    assert " ".join(position.format_move(game.move(a)) for a in shown) == readable
+    always = search_game(position, MCTSConfig(pass_moves="always"), seed=1)
+    assert always.readable_pv(0, actions) == actions
+
+
 def test_time_limit_and_stop() -> None:
     state = make("go", size=9)
     agent = make_agent("mcts", "go", {}, seed=1)

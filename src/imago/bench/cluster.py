@@ -115,8 +115,13 @@ def train_figures(folder: Any, config: Any, steps: int) -> dict[str, float]:
     return {"train_pos_per_cpu_s": steps * 256 / cpu, "model_bytes": float(size)}
 
 
+PARALLEL = 32
+"""Games each self-play worker plays at once."""
+
+
 def selfplay_figures(make: Any, workers: int, games: int, train_steps: int = 0) -> dict[str, float]:
-    """Self-play of a b4c32 network on 6x6 Othello (32 games at once, 16 simulations)."""
+    """Self-play of a b4c32 network on 6x6 Othello (``PARALLEL`` games at once per worker, 16
+    simulations): ``games`` timed after a warm-up."""
     from imago.rl.config import LoopConfig
     from imago.rl.folder import RunFolder
     from imago.rl.selfplay import GameSpec, SelfPlayConfig
@@ -126,7 +131,7 @@ def selfplay_figures(make: Any, workers: int, games: int, train_steps: int = 0) 
     config = LoopConfig(
         spec=GameSpec("othello", 6),
         model="b4c32",
-        selfplay=SelfPlayConfig(parallel=32, simulations=16, considered=8),
+        selfplay=SelfPlayConfig(parallel=PARALLEL, simulations=16, considered=8),
     )
     with tempfile.TemporaryDirectory() as root, make() as executor:
         folder = RunFolder(Path(root) / "run")
@@ -187,14 +192,18 @@ def paper_estimate(
 
 @benchmark("cluster", "self-play and match games on 1 and 2 workers: local processes and Ray")
 def cluster(config: BenchConfig) -> list[Figure]:
-    games = 16 if config.quick else 48
-    match_games = 8 if config.quick else 24
+    # each worker plays PARALLEL games at once: time several rounds of them per worker, so
+    # that the games still in flight from the warm-up are a small part of the window
+    games_per_worker = (2 if config.quick else 8) * PARALLEL
+    match_games = 8 if config.quick else 64
     figures: list[Figure] = []
     results: dict[tuple[str, str, int], dict[str, float]] = {}
     for workers in (1, 2):
         for name, make in _executors(workers):
             steps = (10 if config.quick else 40) if (name, workers) == ("processes", 1) else 0
-            results[("selfplay", name, workers)] = selfplay_figures(make, workers, games, steps)
+            results[("selfplay", name, workers)] = selfplay_figures(
+                make, workers, games_per_worker * workers, steps
+            )
             results[("match", name, workers)] = match_figures(make, match_games)
     units = {
         "pos_per_cpu_s": "pos/cpu-s",

@@ -285,7 +285,8 @@ class SearchAgent(Agent):
                 continue
             winrate = float(wins[a] / visits[a]) if visits[a] > 0 else 0.5
             t = int(best_tree[a])
-            pv = tuple(games[t].move(x) for x in trees[t].principal_variation(int(best_edge[a])))
+            line = games[t].readable_pv(0, trees[t].principal_variation(int(best_edge[a])))
+            pv = tuple(games[t].move(x) for x in line)
             candidates.append(Candidate(pv[0], n, winrate, float(priors[a]), 2 * winrate - 1, pv))
         best = candidates[0]
         return SearchResult(

@@ -90,6 +90,10 @@ class SearchGame(Protocol):
 
     def move(self, action: int) -> Move: ...
 
+    def readable_pv(self, g: int, actions: list[int]) -> list[int]:
+        """A principal variation from root ``g`` as a reader should see it (see the Go game's)."""
+        ...
+
 
 class Guide:
     """The queue of nodes whose priors a playout search asks of an evaluator (see
@@ -278,6 +282,10 @@ class OthelloSearchGame:
 
     def move(self, action: int) -> Move:
         return Move.PASS if action == self.pass_action else Move.from_action(action, self.size)
+
+    def readable_pv(self, g: int, actions: list[int]) -> list[int]:
+        """Othello passes only when it must: every pass of a PV is the rules'."""
+        return actions
 
 
 class GoSearchGame:
@@ -488,6 +496,24 @@ class GoSearchGame:
 
     def move(self, action: int) -> Move:
         return Move.from_action(action, self.size)
+
+    def readable_pv(self, g: int, actions: list[int]) -> list[int]:
+        """``actions`` up to the first pass below the root that :func:`pass_is_timely` would
+        not let the root consider (on an open board): below the root the tree keeps pass as
+        a move, and at nodes of few visits it can lead them, which makes a PV read "... pass
+        ..." in the middle of a game. With ``pass_moves="always"`` the PV is left whole."""
+        if self.pass_always:
+            return actions
+        state, keys = self._root(g)
+        work = state.copy()
+        h = gf.header(self.size)
+        for i, action in enumerate(actions):
+            if i > 0 and action == self.pass_action:
+                n = _go.sensible_moves(work, self.size, self.suicide, self.mode, keys, self._buf)
+                if not _go.pass_is_timely(work, self.size, n):
+                    return actions[:i]
+            gf.play(work, self.size, action, int(work[h + gf.F_TO_PLAY]), self.suicide)
+        return actions
 
 
 _NO_GUIDE = LeafBatch("go", 1, 1, 0, 1)
