@@ -506,10 +506,11 @@ class GoSearchGame:
             return actions
         state, keys = self._root(g)
         work = state.copy()
+        buf = np.empty(self.num_actions, dtype=np.int64)  # its own: searches may still run
         h = gf.header(self.size)
         for i, action in enumerate(actions):
             if i > 0 and action == self.pass_action:
-                n = _go.sensible_moves(work, self.size, self.suicide, self.mode, keys, self._buf)
+                n = _go.sensible_moves(work, self.size, self.suicide, self.mode, keys, buf)
                 if not _go.pass_is_timely(work, self.size, n):
                     return actions[:i]
             gf.play(work, self.size, action, int(work[h + gf.F_TO_PLAY]), self.suicide)

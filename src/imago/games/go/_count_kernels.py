@@ -264,6 +264,43 @@ def _by_strings(
 
 
 @njit(cache=True)
+def _label_units(board: np.ndarray, size: int, member: np.ndarray, unit_of: np.ndarray) -> int:
+    """Label the units of the stones with ``member``: strings of one colour, joined where they
+    share a liberty (a group and its eyes). ``unit_of[p]``: the unit of stone ``p``, -1 for the
+    rest. Returns how many units."""
+    nn = size * size
+    stack = np.empty(nn, dtype=np.int64)
+    for p in range(nn):
+        unit_of[p] = -1
+    units = 0
+    for p in range(nn):
+        if board[p] == EMPTY or unit_of[p] >= 0 or not member[p]:
+            continue
+        color = board[p]
+        unit_of[p] = units
+        top = 0
+        stack[0] = p
+        while top >= 0:
+            q = stack[top]
+            top -= 1
+            for t in _neighbors(q, size):
+                if t < 0:
+                    continue
+                if board[t] == color and unit_of[t] < 0 and member[t]:
+                    unit_of[t] = units
+                    top += 1
+                    stack[top] = t
+                elif board[t] == EMPTY:
+                    for u in _neighbors(t, size):  # strings sharing this liberty
+                        if u >= 0 and board[u] == color and unit_of[u] < 0 and member[u]:
+                            unit_of[u] = units
+                            top += 1
+                            stack[top] = u
+        units += 1
+    return units
+
+
+@njit(cache=True)
 def _seki_needs_a_shared_liberty(board: np.ndarray, size: int, status: np.ndarray) -> None:
     """Stones the playouts call seki stay seki only if their seki unit (the seki strings of one
     colour joined by the liberties they share, as a group and its eyes) has, on the board as
@@ -272,46 +309,25 @@ def _seki_needs_a_shared_liberty(board: np.ndarray, size: int, status: np.ndarra
     as "neither side captures", also hold for a group alive with eyes of its own: a unit
     without a shared liberty is alive, not in seki.)"""
     nn = size * size
-    seen = np.zeros(nn, dtype=np.bool_)
-    unit = np.zeros(nn, dtype=np.bool_)
-    stack = np.empty(nn, dtype=np.int64)
+    member = np.empty(nn, dtype=np.bool_)
     for p in range(nn):
-        if status[p] != ST_SEKI or seen[p]:
+        member[p] = status[p] == ST_SEKI
+    unit_of = np.empty(nn, dtype=np.int64)
+    units = _label_units(board, size, member, unit_of)
+    shares = np.zeros(units, dtype=np.bool_)
+    for p in range(nn):
+        k = unit_of[p]
+        if k < 0 or shares[k]:
             continue
-        color = board[p]
-        for q in range(nn):
-            unit[q] = False
-        shares = False
-        top = 0
-        stack[0] = p
-        seen[p] = True
-        unit[p] = True
-        while top >= 0:
-            q = stack[top]
-            top -= 1
-            for t in _neighbors(q, size):
-                if t < 0:
-                    continue
-                if board[t] == color and status[t] == ST_SEKI and not seen[t]:
-                    seen[t] = True
-                    unit[t] = True
-                    top += 1
-                    stack[top] = t
-                elif board[t] == EMPTY:
-                    for u in _neighbors(t, size):
-                        if u < 0:
-                            continue
-                        if board[u] == 3 - color and status[u] != ST_DEAD:
-                            shares = True
-                        elif board[u] == color and status[u] == ST_SEKI and not seen[u]:
-                            seen[u] = True
-                            unit[u] = True
-                            top += 1
-                            stack[top] = u
-        if not shares:
-            for q in range(nn):
-                if unit[q]:
-                    status[q] = ST_ALIVE
+        for t in _neighbors(p, size):
+            if t >= 0 and board[t] == EMPTY:
+                for u in _neighbors(t, size):
+                    if u >= 0 and board[u] == 3 - board[p] and status[u] != ST_DEAD:
+                        shares[k] = True
+    for p in range(nn):
+        k = unit_of[p]
+        if k >= 0 and not shares[k]:
+            status[p] = ST_ALIVE
 
 
 @njit(cache=True)
@@ -529,38 +545,11 @@ def _search_doubts(
     moving first, kills it in at least half of the simulations of its best first move. When two
     neighbouring units of opposite colours would both die, the smaller one lives."""
     nn = size * size
-    unit_of = np.full(nn, -1, dtype=np.int64)
-    stack = np.empty(nn, dtype=np.int64)
-    units = 0
+    member = np.empty(nn, dtype=np.bool_)
     for p in range(nn):
-        if board[p] == EMPTY or unit_of[p] >= 0 or flags[p] & FL_UNSETTLED == 0:
-            continue
-        color = board[p]
-        unit_of[p] = units
-        top = 0
-        stack[0] = p
-        while top >= 0:
-            q = stack[top]
-            top -= 1
-            for t in _neighbors(q, size):
-                if t < 0:
-                    continue
-                if board[t] == color and unit_of[t] < 0 and flags[t] & FL_UNSETTLED:
-                    unit_of[t] = units
-                    top += 1
-                    stack[top] = t
-                elif board[t] == EMPTY:
-                    for u in _neighbors(t, size):  # strings sharing this liberty
-                        if (
-                            u >= 0
-                            and board[u] == color
-                            and unit_of[u] < 0
-                            and flags[u] & FL_UNSETTLED
-                        ):
-                            unit_of[u] = units
-                            top += 1
-                            stack[top] = u
-        units += 1
+        member[p] = flags[p] & FL_UNSETTLED != 0
+    unit_of = np.empty(nn, dtype=np.int64)
+    units = _label_units(board, size, member, unit_of)
     if units == 0:
         return
     rate = np.zeros(units, dtype=np.float64)
