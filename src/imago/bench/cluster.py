@@ -46,9 +46,9 @@ def _timed_game(item: tuple[Any, float], settings: Any) -> tuple[float, float, f
     from imago.arena.match import played_game
 
     pairing, submitted = item
-    cpu, started = time.process_time(), time.time()
+    cpu, started = time.thread_time(), time.time()
     played_game(pairing, settings)
-    return time.process_time() - cpu, started - submitted, time.time()
+    return time.thread_time() - cpu, started - submitted, time.time()
 
 
 def _submitted(schedule: list[Any]) -> Any:
@@ -75,7 +75,11 @@ def _executors(workers: int) -> list[tuple[str, Any]]:
 
 
 def match_figures(make: Any, games: int) -> dict[str, float]:
-    """A match of random against alpha-beta (depth 2) on 8x8 Othello on an executor."""
+    """A match of random against alpha-beta (depth 2) on 8x8 Othello on an executor.
+
+    The executor's overhead per game is measured with one game per worker under way (so no
+    game waits for a free worker); the rates with as many under way as ``imago match`` keeps
+    (:func:`map_unordered`'s default window), each game's CPU time in the thread playing it."""
     from imago.arena.game import GameSettings
     from imago.arena.match import MatchSettings, Player, match_schedule
     from imago.cluster import map_unordered
@@ -83,15 +87,18 @@ def match_figures(make: Any, games: int) -> dict[str, float]:
     settings = MatchSettings(GameSettings("othello", 8), seed=1)
     schedule = match_schedule(Player.parse("alphabeta:depth=2"), Player.parse("random"), games)
     with make() as executor:
-        warm = _submitted(schedule[: executor.slots])
-        list(map_unordered(executor, _timed_game, warm, settings))
-        cpu, overheads = [], []
+        overheads = []
+        warm = _submitted(schedule[: 4 * executor.slots])
+        for _, (_, before, end), _ in map_unordered(
+            executor, _timed_game, warm, settings, window=executor.slots
+        ):
+            overheads.append(before + (time.time() - end))
+        cpu = []
         started = time.time()
-        for _, (seconds, before, end), _ in map_unordered(
-            executor, _timed_game, _submitted(schedule), settings, window=executor.slots
+        for _, (seconds, _, _), _ in map_unordered(
+            executor, _timed_game, _submitted(schedule), settings
         ):
             cpu.append(seconds)
-            overheads.append(before + (time.time() - end))
         wall = time.time() - started
     return {
         "cpu_s_game": statistics.median(cpu),
