@@ -572,15 +572,28 @@ def main(argv: list[str] | None = None) -> int:
         wanted = {}
         for item in args.games:
             size, _, count = item.partition("=")
+            if not (size.isdigit() and count.isdigit()):
+                parser.error(f"--games takes SIZE=COUNT items, not {item!r}")
             wanted[int(size)] = int(count)
         if args.jobs < 1:
             parser.error("--jobs must be at least 1")
+        if args.jobs > 1 and args.shard != (0, 1):
+            parser.error("give --jobs or --shard, not both")
+        if not os.access(GNUGO, os.X_OK):
+            parser.error(
+                f"GNU Go is not at {GNUGO}: install it (Debian: apt-get install gnugo) or set "
+                "GNUGO to its path"
+            )
         if args.jobs > 1:
             return generate_in_parallel(args.folder, args.seed, args.games, args.jobs)
         with contextlib.suppress(KeyboardInterrupt):
             generate(args.folder, args.seed, wanted, args.shard)
         return 0
+    if not args.folder.exists():
+        parser.error(f"{args.folder} does not exist")
     if args.command == "pack":
+        if not args.archive.parent.is_dir():
+            parser.error(f"the folder {args.archive.parent} for the archive does not exist")
         return pack(args.folder, args.archive)
     sizes = args.size or sizes_in(args.folder)
     rule_sets = ["chinese", "japanese"] if args.rules == "both" else [args.rules]

@@ -7,10 +7,11 @@ local instance of this machine's CPUs), with 1 and with 2 workers:
   (their processes' CPU time), and ``pos_per_s`` the same per wall second; ``driver_ms_game``:
   the driver's CPU time per game (receiving and writing it into the run folder: the part that
   does not spread over workers);
-* ``match.*.cpu_s_game``: a match game's CPU time in the worker, ``games_per_s`` per wall
-  second, and ``overhead_ms``: per game, the wall time from submitting it to having its answer
-  less the time the game took where it ran (the executor's cost: pickling, scheduling,
-  transport), median over the games;
+* ``match.*.cpu_s_game``: a match game's CPU time in the thread playing it, ``games_per_s``
+  per wall second with as many games under way as ``imago match`` keeps, and ``overhead_ms``:
+  per game, the wall time from submitting it to having its answer less the time the game took
+  where it ran (the executor's cost: pickling, scheduling, transport), median over games run
+  one per worker;
 * ``selfplay.processes.w1.train_pos_per_cpu_s``: the trainer's consumption (positions per
   CPU second of one training process on those examples) and ``model_bytes`` the network sent
   to every worker at each promotion;

@@ -7,11 +7,15 @@ under ``--chinese-rules`` and under its default territory rules (made by
 ``bench/scoring_corpus.py``; BENCHMARKS.md has the whole comparison). A sample of every board
 size is counted here under both rule sets, and imago must give GNU Go's winner and margin,
 except in the games of ``DIFFERS``: each was looked at on the board, and the reason is given.
+The script's own folder tools are checked at the end (``pack`` makes the same bytes for the same
+games, and an archive reads back like its folder; ``--shard`` is K/N).
 """
 
 from __future__ import annotations
 
+import argparse
 import importlib.util
+import json
 import sys
 from functools import cache
 from pathlib import Path
@@ -114,3 +118,46 @@ def test_count_gives_gnugos_winner_and_margin(size: int, rules_name: str) -> Non
         if agrees == ((name, rules_name) in DIFFERS):
             wrong.append(f"{name}: GNU Go {record['gnugo'][rules_name]['score']}, imago {ours:+g}")
     assert not wrong, "\n".join(wrong)
+
+
+# -- the script's folder tools: pack, records and sizes_in on a folder and its archive, --shard
+
+
+def _folder(root: Path) -> Path:
+    #  size  index  end
+    #  9     0      passes
+    #  9     2      move limit
+    #  13    1      passes
+    folder = root / "corpus"
+    for size, index, end in ((9, 0, "passes"), (9, 2, "move limit"), (13, 1, "passes")):
+        path = folder / str(size) / f"{index:05d}.json"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps({"size": size, "index": index, "end": end}))
+        path.with_suffix(".sgf").write_text("(;GM[1])")  # not packed
+    return folder
+
+
+def test_pack_makes_the_same_archive_and_reads_back_like_the_folder(tmp_path: Path) -> None:
+    script = _script()
+    folder = _folder(tmp_path)
+    first, second = tmp_path / "a.tar.gz", tmp_path / "b.tar.gz"
+    script.pack(folder, first)
+    script.pack(folder, second)
+    assert first.read_bytes() == second.read_bytes()
+    assert script.sizes_in(folder) == script.sizes_in(first) == [9, 13]
+    for size in (9, 13):
+        assert list(script.records(folder, size)) == list(script.records(first, size))
+    assert [name for name, _ in script.records(first, 9)] == ["9/00000.json", "9/00002.json"]
+    assert script.finished_games(first, 9) == 1
+
+
+@pytest.mark.parametrize(
+    ("text", "shard"),
+    [("0/1", (0, 1)), ("3/4", (3, 4)), ("4/4", None), ("-1/2", None), ("a/b", None), ("2", None)],
+)
+def test_shards_are_k_of_n(text: str, shard: tuple[int, int] | None) -> None:
+    if shard is None:
+        with pytest.raises(argparse.ArgumentTypeError):
+            _script().parse_shard(text)
+    else:
+        assert _script().parse_shard(text) == shard

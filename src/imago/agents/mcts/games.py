@@ -502,8 +502,8 @@ class GoSearchGame:
         not let the root consider (on an open board): below the root the tree keeps pass as
         a move, and at nodes of few visits it can lead them, which makes a PV read "... pass
         ..." in the middle of a game. With ``pass_moves="always"`` the PV is left whole."""
-        if self.pass_always:
-            return actions
+        if self.pass_always or self.pass_action not in actions[1:]:
+            return actions  # nothing to judge: most PVs, and no replay on the analysis path
         state, keys = self._root(g)
         work = state.copy()
         buf = np.empty(self.num_actions, dtype=np.int64)  # its own: searches may still run
