@@ -105,6 +105,28 @@ def test_top_k_prunes_nodes() -> None:
     assert pruned.nodes < full.nodes
 
 
+def test_probcut_prunes_nodes_only_with_the_builtin_patterns() -> None:
+    state = make("othello")
+    for move in ("f5", "f6", "e6", "f4", "e3", "c5", "c4", "d3"):
+        state = state.play(Move.from_algebraic(move))
+    limit = Limit(depth=8)
+    full = make_agent("alphabeta", "othello", {"probcut": "0"}).select_move(state, limit)
+    cut = make_agent("alphabeta", "othello", {}).select_move(state, limit)  # 1.5 by default
+    assert cut.nodes < 0.7 * full.nodes
+    assert state.is_legal(cut.move)
+    # The calibration belongs to the built-in patterns: the mask evaluation ignores it.
+    mask = {"weights": "mask"}
+    plain = make_agent("alphabeta", "othello", mask).select_move(state, limit)
+    also = make_agent("alphabeta", "othello", {**mask, "probcut": "1.5"}).select_move(state, limit)
+    assert (also.nodes, also.move) == (plain.nodes, plain.move)
+
+
+@pytest.mark.parametrize("value", [-1.0, 10.5])
+def test_probcut_option_out_of_range_is_refused(value: float) -> None:
+    with pytest.raises(ValueError, match="probcut"):
+        AlphaBetaAgent(AlphaBetaOptions(probcut=value), np.random.default_rng())
+
+
 def test_go_capture_is_found() -> None:
     # Black to play can capture the white stone in atari at C3 by playing D3.
     position = GoPosition.from_diagram(

@@ -193,7 +193,7 @@ def test_pattern_negamax_equals_plain_minimax() -> None:
             stats = np.zeros(3, dtype=np.int64)
             value = search.negamax(
                 np.uint64(p), np.uint64(o), depth, -search.INF, search.INF, 0, 0, True,
-                no_weights, table, 8, stats, keys, data,
+                no_weights, table, 8, stats, keys, data, search.NO_PROBCUT, 0.0,
             )  # fmt: skip
             assert value == _minimax(p, o, depth, table)
 

@@ -4,9 +4,12 @@ The search (numba kernels in ``othello._alphabeta`` / ``go._alphabeta``) is fail
 variation search with a Zobrist-keyed transposition table holding bounds and best moves, move
 ordering (table move, then the previous iteration's order at the root, then a cheap static
 guess), and optional pruning to the ``top_k`` best-ordered moves below the first ply (002's
-idea; ``top_k=0`` searches everything). The root is driven from Python: each iteration
-searches every root move, and a time limit always lets depth 1 finish and returns the best move
-of the last completed depth.
+idea; ``top_k=0`` searches everything). On 8x8 Othello with the built-in patterns, nodes with 3
+or more plies left first try multi-ProbCut (Buro 1997): a search about half as deep that lands
+``probcut`` standard deviations beyond a bound cuts the node (the calibration of deep against
+shallow values was measured on WTHOR positions by ``imago train probcut``). The root is driven
+from Python: each iteration searches every root move, and a time limit always lets depth 1
+finish and returns the best move of the last completed depth.
 
 Othello: the evaluation is a pattern evaluation in the style of Logistello and Edax (edges
 with X-squares, corner 3x3 and 2x5 blocks, lines and diagonals, read as base-3 indices into
@@ -54,6 +57,7 @@ from imago.agents.base import (
 )
 from imago.agents.othello.weights import (
     MASK_FILES,
+    builtin_probcut,
     load_evaluation,
     othello_weights_size,
 )
@@ -85,6 +89,10 @@ class AlphaBetaOptions:
     file from ``imago train book``, or empty for none."""
     book_games: int = 10
     """Play a book move only if it was played in at least this many games."""
+    probcut: float = 1.5
+    """Othello with the built-in pattern evaluation: multi-ProbCut's confidence, in standard
+    deviations of the shipped calibration (``othello_probcut.npz``; 0: off). Smaller prunes
+    more and riskier; another evaluation (``weights``) searches without it."""
 
 
 class _Backend(Protocol):
@@ -121,6 +129,7 @@ class _OthelloBackend:
         self.table = evaluation if self.patterns else np.zeros((0, 0), dtype=np.int32)
         self.top_k = agent.options.top_k
         self.keys, self.data = agent.othello_table()
+        self.probcut, self.cut_t = agent.othello_probcut(self.patterns)
         self.keeps_partial = True
 
     def search(self, index: int, depth: int, alpha: int, beta: int, stats: np.ndarray) -> int:
@@ -128,6 +137,7 @@ class _OthelloBackend:
             self._k.search_child(
                 self.p, self.o, self.squares[index], depth, alpha, beta, self.top_k,
                 self.patterns, self.weights, self.table, self.size, stats, self.keys, self.data,
+                self.probcut, self.cut_t,
             )
         )  # fmt: skip
 
@@ -243,6 +253,8 @@ class AlphaBetaAgent(Agent):
             raise ValueError("table_bits must be in 10..26")
         if options.book_games < 1:
             raise ValueError("book_games must be >= 1")
+        if not 0.0 <= options.probcut <= 10.0:
+            raise ValueError("probcut must be in 0..10 (standard deviations; 0: off)")
         self.options = options
         self.rng = rng
         self._othello_evaluations: dict[int, tuple[str, np.ndarray]] = {}
@@ -269,6 +281,16 @@ class AlphaBetaAgent(Agent):
         if size not in self._othello_evaluations:
             self._othello_evaluations[size] = load_evaluation(self.options.weights, size)
         return self._othello_evaluations[size]
+
+    def othello_probcut(self, patterns: bool) -> tuple[np.ndarray, float]:
+        """The ProbCut calibration and confidence for this search: off unless the option is
+        on and the evaluation is the built-in patterns the calibration was fitted for."""
+        from imago.agents.othello._alphabeta import NO_PROBCUT
+
+        builtin = self.options.weights in ("", "patterns")
+        if self.options.probcut <= 0.0 or not patterns or not builtin:
+            return NO_PROBCUT, 0.0
+        return builtin_probcut(), self.options.probcut
 
     # -- tables, kept between moves of a game --------------------------------------------------
     def othello_table(self) -> tuple[np.ndarray, np.ndarray]:

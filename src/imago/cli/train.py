@@ -4,11 +4,13 @@
 ``imago train supervised --game othello --data PATH --model b6c64 --out DIR``
 ``imago train export MODEL --onnx FILE``
 ``imago train patterns WTHOR_FOLDER --out FILE.npz`` (the Othello alpha-beta evaluation)
+``imago train probcut WTHOR_FOLDER --out FILE.npz`` (its multi-ProbCut calibration)
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import tarfile
 from pathlib import Path
 from typing import Any
@@ -566,6 +568,84 @@ def patterns(
         except ValueError as error:
             raise fail(str(error)) from None
     console.print(f"weights written to {out}")
+
+
+@train_app.command("probcut")
+def probcut(
+    wthor: Path = typer.Argument(..., help="A folder of WTHOR .wtb files, or a .wtb file."),
+    out: Path = typer.Option(..., "--out", "-o", help="The calibration file to write (.npz)."),
+    positions: int = typer.Option(2000, help="Positions to measure."),
+    max_depth: int = typer.Option(10, help="The deepest search measured."),
+    min_empties: int = typer.Option(19, help="Sample positions with this many empties or more."),
+    max_empties: int = typer.Option(54, help="... and this many or fewer."),
+    validate_from: int = typer.Option(2023, help="Sample games of this year on (0: all)."),
+    seed: int = typer.Option(1, help="Seed of the sampling."),
+    jobs: int = typer.Option(1, help="Processes measuring at once."),
+) -> None:
+    """Calibrate the Othello alpha-beta agent's multi-ProbCut (alphabeta:probcut=T) on WTHOR
+    positions: resumable, the values kept in OUT.values.npz."""
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeRemainingColumn,
+    )
+
+    from imago.core.errors import os_error_text
+    from imago.records.wthor import WthorError
+    from imago.train import othello_patterns as op
+    from imago.train import othello_probcut as pc
+
+    config = pc.ProbCutConfig(
+        positions=positions,
+        max_depth=max_depth,
+        min_empties=min_empties,
+        max_empties=max_empties,
+        validate_from=validate_from,
+        seed=seed,
+    )
+    if jobs < 1:
+        raise fail("--jobs must be at least 1")
+    if not wthor.exists():
+        raise fail(f"no such file or folder: {wthor}")
+    if wthor.is_file() and wthor.suffix.lower() != ".wtb":
+        raise fail(f"{wthor} is not a WTHOR file: give a .wtb file or a folder of them")
+    try:
+        config.check()
+        files = op.wthor_files(wthor) if wthor.is_dir() else [wthor]
+        with console.status("replaying WTHOR games"):
+            sample = pc.sample_positions(pc.held_out_positions(files, config), config)
+    except OSError as error:
+        raise fail(f"cannot read {error.filename}: {os_error_text(error)}") from None
+    except (ValueError, WthorError) as error:
+        raise fail(str(error)) from None
+    checkpoint = out.with_name(out.name + ".values.npz")
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise fail(f"cannot make {out.parent}: {os_error_text(error)}") from None
+    columns = (
+        TextColumn("measuring"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("positions"),
+        TimeRemainingColumn(),
+    )
+    with Progress(*columns, console=console) as bar:
+        task = bar.add_task("probcut", total=positions)
+
+        def on_progress(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+        measured = pc.measure(*sample, config, checkpoint, jobs=jobs, progress=on_progress)
+    calibration = pc.fit(measured, max_depth)
+    pc.save_calibration(out, calibration, {"config": dataclasses.asdict(config)})
+    for depth, shallow, sigma, r in pc.summary(measured, calibration):
+        console.print(
+            f"depth {depth:2d} from {shallow}: sigma {sigma / 100:.2f} discs, correlation {r:.3f}"
+        )
+    console.print(f"wrote {out} (the measured values stay in {checkpoint})")
 
 
 def register(app: typer.Typer) -> None:

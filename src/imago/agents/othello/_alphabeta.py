@@ -207,9 +207,65 @@ def order_moves_patterns(
     return count
 
 
+# -- multi-ProbCut (Buro 1997) -----------------------------------------------------------------
+
+PROBCUT_MIN_DEPTH = 3
+"""Nodes with at least this depth left try ProbCut's shallow tests."""
+PC_A = 0
+PC_B = 1
+PC_SIGMA = 2
+"""Columns of a calibration row: the deep value is about ``a * shallow + b``, give or take
+``sigma`` (hundredths of a disc)."""
+PROBCUT_BUCKET_EMPTIES = 10
+"""Calibration rows are per depth and per ``empties // PROBCUT_BUCKET_EMPTIES``."""
+NO_PROBCUT = np.zeros((0, 0, 3), dtype=np.float64)
+"""The calibration that turns ProbCut off."""
+
+
+@numba.njit(cache=True)
+def probcut_depth(depth: int) -> int:
+    """The shallow search that predicts a ``depth`` search: about half as deep, same parity
+    (Othello evaluations swing with the side to move at the leaves)."""
+    return 2 * (depth // 4) + (depth & 1)
+
+
+@numba.njit(cache=True)
+def probcut_bounds(
+    p: np.uint64,
+    o: np.uint64,
+    depth: int,
+    alpha: int,
+    beta: int,
+    probcut: np.ndarray,
+    cut_t: float,
+) -> tuple[int, int]:
+    """The shallow search's bounds ``(high, low)``: a value >= ``high`` predicts a deep value
+    >= ``beta``, one <= ``low`` a deep value <= ``alpha``, each with ``cut_t`` standard
+    deviations of the calibration ``probcut`` (``float64[depths, buckets, 3]``, rows past the
+    last depth use the last); ``(WIN, -WIN)`` when it has no row for the position or a bound
+    is a won or lost game."""
+    if probcut.shape[0] == 0:
+        return WIN, -WIN
+    row = probcut[min(depth, probcut.shape[0] - 1)]
+    bucket = min(popcount(~(p | o)) // PROBCUT_BUCKET_EMPTIES, row.shape[0] - 1)
+    a = row[bucket, PC_A]
+    b = row[bucket, PC_B]
+    sigma = row[bucket, PC_SIGMA]
+    if sigma <= 0.0 or a <= 0.0:
+        return WIN, -WIN
+    high = WIN
+    low = -WIN
+    if abs(beta) < WIN // 2:
+        high = int(np.ceil((beta + cut_t * sigma - b) / a))
+    if abs(alpha) < WIN // 2:
+        low = int(np.floor((alpha - cut_t * sigma - b) / a))
+    return high, low
+
+
 @numba.njit(
     "int64(uint64, uint64, int64, int64, int64, int64, int64, boolean, int64[:, ::1],"
-    " int32[:, ::1], int64, int64[::1], uint64[:, ::1], int64[:, ::1])",
+    " int32[:, ::1], int64, int64[::1], uint64[:, ::1], int64[:, ::1], float64[:, :, ::1],"
+    " float64)",
     cache=True,
 )
 def negamax(
@@ -227,10 +283,15 @@ def negamax(
     stats: np.ndarray,
     keys: np.ndarray,
     data: np.ndarray,
+    probcut: np.ndarray,
+    cut_t: float,
 ) -> int:
     """Alpha-beta (fail-soft PVS) to ``depth`` with the pattern evaluation ``table`` (8x8) when
     ``patterns``, else the mask ``weights`` on a ``size`` board; below the root (``ply >= 1``)
-    only the ``top_k`` best-ordered moves are searched when ``top_k > 0`` (002's pruning)."""
+    only the ``top_k`` best-ordered moves are searched when ``top_k > 0`` (002's pruning).
+
+    With ``cut_t > 0`` and a calibration ``probcut`` (see :func:`probcut_test`), nodes below
+    the root first try multi-ProbCut's shallow tests."""
     stats[0] += 1
     if stats[1] > 0 and stats[0] > stats[1]:
         stats[2] = 1
@@ -242,7 +303,7 @@ def negamax(
             return terminal_value(p, o, board_squares(size))
         return -negamax(
             o, p, depth, -beta, -alpha, ply + 1, top_k, patterns, weights, table, size, stats,
-            keys, data,
+            keys, data, probcut, cut_t,
         )  # fmt: skip
     if depth <= 0:
         if patterns:
@@ -252,6 +313,29 @@ def negamax(
     tt_move, cut, value = probe(p, o, slot, depth, alpha, beta, keys, data)
     if cut:
         return value
+    if patterns and cut_t > 0.0 and ply >= 1 and depth >= PROBCUT_MIN_DEPTH:
+        # Multi-ProbCut: a shallow search that lands far enough beyond a bound predicts the
+        # deep one will too (with the calibration's confidence).
+        shallow = probcut_depth(depth)
+        high, low = probcut_bounds(p, o, depth, alpha, beta, probcut, cut_t)
+        if high < WIN // 2:
+            v = negamax(
+                p, o, shallow, high - 1, high, ply, top_k, patterns, weights, table, size,
+                stats, keys, data, probcut, cut_t,
+            )  # fmt: skip
+            if stats[2]:
+                return 0
+            if v >= high:
+                return beta
+        if low > -WIN // 2:
+            v = negamax(
+                p, o, shallow, low, low + 1, ply, top_k, patterns, weights, table, size,
+                stats, keys, data, probcut, cut_t,
+            )  # fmt: skip
+            if stats[2]:
+                return 0
+            if v <= low:
+                return alpha
     squares = np.empty(64, dtype=np.int64)
     if patterns:
         count = order_moves_patterns(p, o, moves, tt_move, depth, table, squares)
@@ -271,17 +355,17 @@ def negamax(
         if i == 0:
             v = -negamax(
                 no, np_, depth - 1, -beta, -a, ply + 1, top_k, patterns, weights, table, size,
-                stats, keys, data,
+                stats, keys, data, probcut, cut_t,
             )  # fmt: skip
         else:
             v = -negamax(
                 no, np_, depth - 1, -a - 1, -a, ply + 1, top_k, patterns, weights, table, size,
-                stats, keys, data,
+                stats, keys, data, probcut, cut_t,
             )  # fmt: skip
             if a < v < beta:
                 v = -negamax(
                     no, np_, depth - 1, -beta, -v, ply + 1, top_k, patterns, weights, table,
-                    size, stats, keys, data,
+                    size, stats, keys, data, probcut, cut_t,
                 )  # fmt: skip
         if stats[2]:
             return 0
@@ -310,6 +394,8 @@ def search_child(
     stats: np.ndarray,
     keys: np.ndarray,
     data: np.ndarray,
+    probcut: np.ndarray,
+    cut_t: float,
 ) -> int:
     """The value for ``p`` of playing ``sq`` then searching ``depth - 1`` plies."""
     f = flips(p, o, sq)
@@ -317,7 +403,7 @@ def search_child(
     no = o ^ f
     return -negamax(
         no, np_, depth - 1, -beta, -alpha, 1, top_k, patterns, weights, table, size, stats,
-        keys, data,
+        keys, data, probcut, cut_t,
     )  # fmt: skip
 
 

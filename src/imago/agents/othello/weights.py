@@ -193,6 +193,40 @@ def _builtin_patterns() -> npt.NDArray[np.int32]:
     return load_pattern_weights()
 
 
+PROBCUT_FORMAT = "imago-othello-probcut-1"
+"""The ``format`` entry of a ProbCut calibration file."""
+PROBCUT_FILE = "othello_probcut.npz"
+"""The built-in calibration, for the built-in pattern weights (``imago train probcut``)."""
+
+
+def load_probcut(path: str | Path | None = None) -> npt.NDArray[np.float64]:
+    """Read a multi-ProbCut calibration (``.npz`` from ``imago train probcut``; the built-in
+    one when ``path`` is empty): ``float64[depths, buckets, 3]``, per depth left and bucket of
+    empty squares the fit ``a, b, sigma`` of the deep value on the shallow one (see
+    :func:`imago.agents.othello._alphabeta.probcut_bounds`)."""
+    source: Any = Path(path) if path else _DATA.joinpath(PROBCUT_FILE)
+    name = str(path) if path else PROBCUT_FILE
+    try:
+        with source.open("rb") as stream, np.load(stream, allow_pickle=False) as data:
+            arrays = {key: data[key] for key in data.files}
+    except (OSError, ValueError, EOFError) as error:
+        raise WeightsError(f"{name}: not a ProbCut calibration file (.npz): {error}") from None
+    if "format" not in arrays or str(arrays["format"]) != PROBCUT_FORMAT:
+        raise WeightsError(f"{name}: not an imago ProbCut calibration file ({PROBCUT_FORMAT})")
+    table = arrays.get("calibration")
+    if table is None or table.ndim != 3 or table.shape[2] != 3 or table.dtype.kind != "f":
+        raise WeightsError(f"{name}: 'calibration' must be floats of shape [depths, buckets, 3]")
+    if not np.all(np.isfinite(table)):
+        raise WeightsError(f"{name}: 'calibration' holds non-finite numbers")
+    return np.ascontiguousarray(table, dtype=np.float64)
+
+
+@functools.cache
+def builtin_probcut() -> npt.NDArray[np.float64]:
+    """The built-in calibration, read once per process."""
+    return load_probcut()
+
+
 def load_evaluation(path: str | Path | None = None, size: int = 8) -> tuple[str, np.ndarray]:
     """``("patterns", table)`` or ``("mask", weights)``: the evaluation a ``weights`` option
     names for a ``size`` board (``.npz``: a pattern file, 8x8 only; ``.json``: mask weights of
