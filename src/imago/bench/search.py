@@ -189,6 +189,48 @@ def alphabeta(config: BenchConfig) -> list[Figure]:
     return figures
 
 
+@benchmark("search.probcut", "Othello alpha-beta with and without multi-ProbCut: depth and nodes")
+def probcut(config: BenchConfig) -> list[Figure]:
+    """On midgame positions of seeded random games (12-36 plies), the same agent with
+    ``probcut=0`` and with the default: the depth its iterative deepening completes within a
+    node budget (load-independent stand-in for a second of search), and its nodes to a fixed
+    depth."""
+    import numpy as np
+
+    from imago.agents import Limit, make_agent
+    from imago.games import make
+
+    rng = np.random.default_rng(20)
+    states = []
+    for plies in np.linspace(12, 36, 6 if config.quick else 12).astype(int):
+        state = make("othello")
+        while state.move_number < plies and not state.is_over():
+            moves = state.legal_moves()
+            state = state.play(moves[int(rng.integers(len(moves)))])
+        states.append(state)
+    budget = 100_000 if config.quick else 600_000
+    fixed = 6 if config.quick else 8
+    depth: dict[str, list[int]] = {"0": [], "": []}
+    nodes: dict[str, list[int]] = {"0": [], "": []}
+    for state in states:
+        for key in depth:
+            options = {"endgame_empties": "0"} | ({"probcut": key} if key else {})
+            agent = make_agent("alphabeta", "othello", options, seed=1)
+            depth[key].append(agent.select_move(state, Limit(nodes=budget)).depth)
+            agent.reset()
+            nodes[key].append(agent.select_move(state, Limit(depth=fixed)).nodes)
+    ratio = [cut / max(full, 1) for cut, full in zip(nodes[""], nodes["0"], strict=True)]
+    where = f"{len(states)} midgame positions"
+    return [
+        Figure("search.probcut.depth_off", float(np.median(depth["0"])), "plies",
+               f"median depth completed in {budget:,} nodes, probcut=0, {where}"),
+        Figure("search.probcut.depth_on", float(np.median(depth[""])), "plies",
+               f"the same with the default probcut, {where}"),
+        Figure("search.probcut.node_ratio", float(np.median(ratio)), "x",
+               f"nodes to depth {fixed}, default probcut over probcut=0 (median), {where}"),
+    ]  # fmt: skip
+
+
 def _openspiel_rate(game: str, simulations: int, c: float) -> float | None:
     try:
         import pyspiel
