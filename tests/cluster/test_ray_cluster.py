@@ -17,13 +17,22 @@ import pytest
 ray = pytest.importorskip("ray")
 pytest.importorskip("torch")
 
-from work import SCHEDULE, SETTINGS, folder_games, new_run, selfplay_config  # noqa: E402
+from work import (  # noqa: E402
+    GA_CONFIG,
+    SCHEDULE,
+    SETTINGS,
+    folder_games,
+    ga_outcome,
+    new_run,
+    selfplay_config,
+)
 from work import run_games as selfplay_games  # noqa: E402
 
 from imago.arena.match import Player, check_nodes, run_games  # noqa: E402
 from imago.cluster import ClusterError, InlineExecutor, Tally  # noqa: E402
 from imago.cluster.raycluster import RayExecutor  # noqa: E402
 from imago.rl.workers import SelfPlayPool  # noqa: E402
+from imago.tune.genetic import GeneticRun, final_round_robin  # noqa: E402
 
 pytestmark = pytest.mark.slow
 
@@ -77,6 +86,28 @@ def test_a_match_across_two_nodes_equals_the_local_match(cluster: Any, tmp_path:
     local = run_games(SETTINGS, SCHEDULE, folder=tmp_path / "local", executor=InlineExecutor())
     assert [(r.winner, r.moves) for r in records] == [(r.winner, r.moves) for r in local]
     assert folder_games(tmp_path / "ray") == folder_games(tmp_path / "local")
+
+
+def test_a_genetic_run_across_two_nodes_equals_the_local_run(cluster: Any, tmp_path: Path) -> None:
+    """Seed 002's genetic algorithm with its games on both nodes: the same generations, the
+    same fitness and the same round robin as in this process."""
+    finals = []
+    for name in ("ray", "inline"):
+        executor = RayExecutor(cluster.address) if name == "ray" else InlineExecutor()
+        tally = Tally()
+        run = GeneticRun(tmp_path / name, GA_CONFIG)
+        run.run(executor=executor, tally=tally)
+        records = final_round_robin(run, executor=executor, tally=tally)
+        executor.close()
+        if name == "ray":
+            assert len(tally.by_node) == 2  # both nodes played
+        assert sum(tally.by_node.values()) == 2 * 16 + 12
+        finals.append([(r.black, r.white, r.winner, r.moves) for r in records])
+    assert ga_outcome(tmp_path / "ray") == ga_outcome(tmp_path / "inline")
+    assert finals[0] == finals[1]
+    assert folder_games(tmp_path / "ray" / "gen_001") == folder_games(
+        tmp_path / "inline" / "gen_001"
+    )
 
 
 def test_selfplay_across_two_nodes_equals_local_selfplay(cluster: Any, tmp_path: Path) -> None:

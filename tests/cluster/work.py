@@ -3,6 +3,7 @@ back what they wrote (shared by the local-process and the Ray tests)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -12,9 +13,26 @@ from imago.rl.config import LoopConfig, smoke_config
 from imago.rl.folder import RunFolder, read_infos
 from imago.rl.selfplay import GameSpec
 from imago.rl.stages import bootstrap, init
+from imago.tune.genetic import GAConfig
 
 SETTINGS = MatchSettings(GameSettings("othello", 8), seed=7, opening_plies=2)
 SCHEDULE = match_schedule(Player.parse("alphabeta:depth=1"), Player.parse("random"), 6)
+
+
+GA_CONFIG = GAConfig(
+    size=6, population=4, generations=2, depth=1, endgame_empties=4, peers=1,
+    references=("mask",), games_per_pair=2, opening_plies=2, seed=5,
+)  # fmt: skip
+"""A genetic-algorithm run small enough for a test: 6x6, depth 1, 16 games a generation."""
+
+
+def ga_outcome(folder: Path) -> tuple[list[object], list[object]]:
+    """A GA run's populations and fitness, generation by generation."""
+    generations = sorted(folder.glob("gen_*"))
+    assert generations
+    populations = [json.loads((g / "population.json").read_text()) for g in generations]
+    fitness = [json.loads((g / "fitness.json").read_text()) for g in generations]
+    return populations, fitness
 
 
 def folder_games(folder: Path) -> dict[int, tuple[str | None, tuple[str, ...]]]:

@@ -253,3 +253,16 @@ def test_command_line_errors(tmp_path: Path, args: list[str], message: str) -> N
     assert result.exit_code == 1
     assert message in result.output
     assert not (tmp_path / "r" / "gen_000").exists()
+
+
+def test_a_node_that_cannot_read_an_individual_is_named_before_any_game(tmp_path: Path) -> None:
+    """On a cluster the run's folder must be shared: a node where an individual's weights file
+    is missing stops the generation before its first game, naming node and individual."""
+    from imago.cluster import ClusterError, InlineExecutor
+
+    run = GeneticRun(tmp_path / "run", TINY)
+    run._write_population(0, run.initial_population())
+    (tmp_path / "run" / "gen_000" / "weights" / "ind_01.json").unlink()
+    with pytest.raises(ClusterError, match=r"node .* cannot run 'g000i01'.*ind_01\.json"):
+        run.run(executor=InlineExecutor())
+    assert not list((tmp_path / "run" / "gen_000").glob("games/*.json"))

@@ -8,11 +8,12 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from imago.cli._common import console, err_console, fail
+from imago.cli._common import RAY_HELP, console, err_console, fail, open_executor
 
 if TYPE_CHECKING:
     from rich.progress import TaskID
 
+    from imago.cluster import Executor
     from imago.tune.genetic import GeneticRun
 
 
@@ -79,7 +80,19 @@ def ga(
         None, "--start", help="Weights .json of individual 0 (default: seed 002's masks)."
     ),
     seed: int = typer.Option(0, "--seed", help="Seed of every random choice of the run."),
-    jobs: int = typer.Option(1, "--jobs", "-j", help="Games played at once (processes)."),
+    jobs: int = typer.Option(
+        1,
+        "--jobs",
+        "-j",
+        help="Games played at once, each in its own process (with --ray: default one per CPU "
+        "of the cluster).",
+    ),
+    ray: str = typer.Option(
+        None,
+        "--ray",
+        help=RAY_HELP + " The run's folder must be at the same path on every node (a shared "
+        "filesystem): the players read their weights files there.",
+    ),
     final: bool = typer.Option(
         True, "--final/--no-final", help="Play the last generation's round robin (002)."
     ),
@@ -128,14 +141,20 @@ def ga(
         run = GeneticRun(out, config)
     except (ValueError, OSError) as error:
         raise fail(str(error)) from None
-    _evolve(run, jobs)
-    if final:
-        _final(run, final_games, jobs)
+    executor = open_executor(ray, jobs if ray is None or jobs > 1 else 0)
+    try:
+        if ray is not None:
+            console.print(f"playing on {executor.describe()}")
+        _evolve(run, executor, cluster=ray is not None)
+        if final:
+            _final(run, final_games, executor)
+    finally:
+        executor.close()
     if plot_pictures:
         _plots(run)
 
 
-def _evolve(run: GeneticRun, jobs: int) -> None:
+def _evolve(run: GeneticRun, executor: Executor, cluster: bool) -> None:
     from rich.progress import (
         BarColumn,
         MofNCompleteColumn,
@@ -146,7 +165,10 @@ def _evolve(run: GeneticRun, jobs: int) -> None:
     )
 
     from imago.arena.match import GameRecord
+    from imago.cluster import ClusterError, Tally
     from imago.tune.genetic import Generation
+
+    tally = Tally()
 
     columns = (
         TextColumn("{task.description}"),
@@ -163,7 +185,10 @@ def _evolve(run: GeneticRun, jobs: int) -> None:
         def on_game(number: int, record: GameRecord, done: int, total: int) -> None:
             if number not in tasks:
                 tasks[number] = progress.add_task(f"generation {number}", total=total)
-            progress.update(tasks[number], completed=done)
+            where = f" [dim]({tally.describe()})[/]" if cluster else ""
+            progress.update(
+                tasks[number], completed=done, description=f"generation {number}{where}"
+            )
 
         def on_generation(generation: Generation) -> None:
             if generation.number in tasks:
@@ -171,8 +196,8 @@ def _evolve(run: GeneticRun, jobs: int) -> None:
             _print_generation(generation)
 
         try:
-            run.run(jobs=jobs, on_game=on_game, on_generation=on_generation)
-        except (ValueError, RuntimeError) as error:
+            run.run(on_game=on_game, on_generation=on_generation, executor=executor, tally=tally)
+        except (ValueError, RuntimeError, ClusterError) as error:
             raise fail(str(error)) from None
         except KeyboardInterrupt:
             err_console.print(f"interrupted; run the same command to resume from {run.folder}")
@@ -193,16 +218,17 @@ def _print_generation(generation: object) -> None:
     )
 
 
-def _final(run: GeneticRun, final_games: int, jobs: int) -> None:
+def _final(run: GeneticRun, final_games: int, executor: Executor) -> None:
     from rich.table import Table
 
     from imago.arena.tournament import standings
+    from imago.cluster import ClusterError
     from imago.tune.genetic import final_round_robin
 
     try:
         with console.status("the last generation's round robin"):
-            records = final_round_robin(run, games_per_pair=final_games or None, jobs=jobs)
-    except (ValueError, RuntimeError) as error:
+            records = final_round_robin(run, games_per_pair=final_games or None, executor=executor)
+    except (ValueError, RuntimeError, ClusterError) as error:
         raise fail(str(error)) from None
     except KeyboardInterrupt:
         err_console.print(f"interrupted; run the same command to resume from {run.folder}")

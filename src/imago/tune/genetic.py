@@ -13,8 +13,8 @@ between individuals, and a round robin of the last generation names the winner. 
   against fixed ``references`` (by default 002's hand-made masks), each pairing played as
   colour-swapped pairs of games from the same openings, every individual meeting the
   references on the same openings; the games are played by the arena
-  (:func:`imago.arena.match.run_games`, over ``jobs`` processes) at a fixed search depth, so
-  they are reproducible;
+  (:func:`imago.arena.match.run_games`, over ``jobs`` processes or a cluster's executor) at a
+  fixed search depth, so they are reproducible wherever they run;
 * the next generation keeps the ``elite`` best and is filled with children of parents chosen
   by tournament selection (the fittest of ``tournament`` drawn at random), crossed (``rows``,
   as 002: each gene from one parent; or ``average``) and mutated (each gene replaced, with
@@ -43,7 +43,7 @@ import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
@@ -59,10 +59,14 @@ from imago.arena.match import (
     MatchSettings,
     Pairing,
     Player,
+    check_nodes,
     derived_seed,
     run_games,
     write_atomically,
 )
+
+if TYPE_CHECKING:
+    from imago.cluster import Executor, Tally
 
 FEATURES = len(WEIGHT_FEATURES) - 1
 """Feature weights per phase in a genome (``min_empties`` is not evolved)."""
@@ -487,8 +491,17 @@ class GeneticRun:
         jobs: int = 1,
         on_game: GameCallback | None = None,
         on_generation: GenerationCallback | None = None,
+        executor: Executor | None = None,
+        tally: Tally | None = None,
     ) -> list[Generation]:
-        """Make, play and score the generations not finished yet; all finished ones."""
+        """Make, play and score the generations not finished yet; all finished ones.
+
+        The games run on ``jobs`` local processes, or on ``executor`` (:mod:`imago.cluster`,
+        a Ray cluster for one) when one is given: then every node is first asked to make each
+        individual of the generation, so that a node that cannot read the weights files (the
+        run's folder must be at the same path everywhere, on a shared filesystem) is named
+        before any game (:class:`~imago.cluster.ClusterError`); ``tally`` counts the games by
+        node."""
         for number in range(self.config.generations):
             if self.generation(number) is not None:
                 continue
@@ -502,14 +515,24 @@ class GeneticRun:
                     assert previous is not None and finished is not None
                     genomes = self.next_population(previous, finished)
                 self._write_population(number, genomes)
-            generation = self._play(number, jobs, on_game)
+            generation = self._play(number, jobs, on_game, executor, tally)
             self._finish(number, genomes, generation)
             if on_generation is not None:
                 on_generation(generation)
         return self.history()
 
-    def _play(self, number: int, jobs: int, on_game: GameCallback | None) -> Generation:
+    def _play(
+        self,
+        number: int,
+        jobs: int,
+        on_game: GameCallback | None,
+        executor: Executor | None,
+        tally: Tally | None,
+    ) -> Generation:
         schedule = self.schedule(number)
+        if executor is not None:
+            players = {p.label: p for g in schedule for p in (g.black, g.white)}
+            check_nodes(executor, list(players.values()), "othello")
         folder = self.generation_folder(number)  # match.json beside weights/, games/ below
         finished = [0]
 
@@ -526,6 +549,8 @@ class GeneticRun:
             jobs=jobs,
             on_result=on_result,
             kind="tournament",
+            executor=executor,
+            tally=tally,
         )
         return self.fitness(number, records)
 
@@ -553,10 +578,13 @@ def final_round_robin(
     games_per_pair: int | None = None,
     jobs: int = 1,
     on_result: Callable[[GameRecord], bool] | None = None,
+    executor: Executor | None = None,
+    tally: Tally | None = None,
 ) -> list[GameRecord]:
     """The round robin of the last finished generation (002's final tournament), played in
-    ``run.folder / "final"`` with the run's depth and openings; its winner (most points) is
-    written to ``champion.json``. Resumable like every match folder."""
+    ``run.folder / "final"`` with the run's depth and openings (on ``jobs`` processes or on
+    ``executor``, as :meth:`GeneticRun.run`); its winner (most points) is written to
+    ``champion.json``. Resumable like every match folder."""
     from imago.arena.tournament import round_robin, standings
 
     history = run.history()
@@ -568,9 +596,11 @@ def final_round_robin(
     players = run.individual_players(number)
     schedule = round_robin(players, games_per_pair or run.config.games_per_pair)
     settings = dataclasses.replace(run.settings(number), seed=derived_seed(run.config.seed, 999))
+    if executor is not None:
+        check_nodes(executor, players, "othello")
     records = run_games(
         settings, schedule, folder=run.folder / "final", jobs=jobs, on_result=on_result,
-        kind="tournament",
+        kind="tournament", executor=executor, tally=tally,
     )  # fmt: skip
     table = standings(records, [p.label for p in players])
     winner = table[0].player
