@@ -411,6 +411,21 @@ def export(
         raise fail(str(error)) from None
 
 
+def _wthor_sources(wthor: Path) -> list[Path]:
+    """The ``.wtb`` files a WTHOR argument names (a file, or a folder of them), or a clear
+    error."""
+    from imago.train.othello_patterns import wthor_files
+
+    if not wthor.exists():
+        raise fail(f"no such file or folder: {wthor}")
+    if wthor.is_file() and wthor.suffix.lower() != ".wtb":
+        raise fail(f"{wthor} is not a WTHOR file: give a .wtb file or a folder of them")
+    try:
+        return wthor_files(wthor) if wthor.is_dir() else [wthor]
+    except ValueError as error:
+        raise fail(str(error)) from None
+
+
 @train_app.command("book")
 def book(
     wthor: Path = typer.Argument(..., help="A folder of WTHOR .wtb files, or a .wtb file."),
@@ -424,16 +439,11 @@ def book(
     from imago.agents.othello.book import OpeningBook
     from imago.core.errors import os_error_text
     from imago.records.wthor import WthorError, read_games
-    from imago.train import othello_patterns as op
 
     if plies < 1 or min_games < 1:
         raise fail("--plies and --min-games must be at least 1")
-    if not wthor.exists():
-        raise fail(f"no such file or folder: {wthor}")
-    if wthor.is_file() and wthor.suffix.lower() != ".wtb":
-        raise fail(f"{wthor} is not a WTHOR file: give a .wtb file or a folder of them")
+    files = _wthor_sources(wthor)
     try:
-        files = op.wthor_files(wthor) if wthor.is_dir() else [wthor]
         games = [game for file in files for game in read_games(file)]
     except OSError as error:
         raise fail(f"cannot read {error.filename}: {os_error_text(error)}") from None
@@ -491,13 +501,9 @@ def patterns(
         seed=seed,
         max_games=max_games,
     )
-    if not wthor.exists():
-        raise fail(f"no such file or folder: {wthor}")
-    if wthor.is_file() and wthor.suffix.lower() != ".wtb":
-        raise fail(f"{wthor} is not a WTHOR file: give a .wtb file or a folder of them")
+    files = _wthor_sources(wthor)
     try:
         config.check()
-        files = op.wthor_files(wthor) if wthor.is_dir() else [wthor]
         weights, first = None, 0
         if resume and out.exists():
             weights, info = op.read_weights(out)
@@ -594,7 +600,6 @@ def probcut(
 
     from imago.core.errors import os_error_text
     from imago.records.wthor import WthorError
-    from imago.train import othello_patterns as op
     from imago.train import othello_probcut as pc
 
     config = pc.ProbCutConfig(
@@ -607,13 +612,9 @@ def probcut(
     )
     if jobs < 1:
         raise fail("--jobs must be at least 1")
-    if not wthor.exists():
-        raise fail(f"no such file or folder: {wthor}")
-    if wthor.is_file() and wthor.suffix.lower() != ".wtb":
-        raise fail(f"{wthor} is not a WTHOR file: give a .wtb file or a folder of them")
+    files = _wthor_sources(wthor)
     try:
         config.check()
-        files = op.wthor_files(wthor) if wthor.is_dir() else [wthor]
         with console.status("replaying WTHOR games"):
             sample = pc.sample_positions(pc.held_out_positions(files, config), config)
     except OSError as error:

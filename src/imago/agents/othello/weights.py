@@ -151,6 +151,24 @@ PATTERN_FILE = "othello_patterns.npz"
 """The built-in pattern weights (trained on WTHOR by ``imago train patterns``)."""
 
 
+def _read_npz(
+    path: str | Path | None, builtin: str, what: str, file_format: str
+) -> tuple[str, dict[str, np.ndarray]]:
+    """``(name, arrays)`` of an imago ``.npz`` data file whose ``format`` entry is
+    ``file_format`` (the shipped ``builtin`` file when ``path`` is empty); a
+    :class:`WeightsError` naming ``what`` it should be otherwise. Never unpickles."""
+    source: Any = Path(path) if path else _DATA.joinpath(builtin)
+    name = str(path) if path else builtin
+    try:
+        with source.open("rb") as stream, np.load(stream, allow_pickle=False) as data:
+            arrays = {key: data[key] for key in data.files}
+    except (OSError, ValueError, EOFError) as error:
+        raise WeightsError(f"{name}: not a {what} file (.npz): {error}") from None
+    if "format" not in arrays or str(arrays["format"]) != file_format:
+        raise WeightsError(f"{name}: not an imago {what} file ({file_format})")
+    return name, arrays
+
+
 def load_pattern_weights(path: str | Path | None = None) -> npt.NDArray[np.int32]:
     """Read an Othello pattern weights file (``.npz``; the built-in one when ``path`` is
     empty) into the ``int32[stages, table]`` array the search kernels use.
@@ -161,15 +179,7 @@ def load_pattern_weights(path: str | Path | None = None) -> npt.NDArray[np.int32
     """
     from imago.agents.othello import patterns as pat
 
-    source: Any = Path(path) if path else _DATA.joinpath(PATTERN_FILE)
-    name = str(path) if path else PATTERN_FILE
-    try:
-        with source.open("rb") as stream, np.load(stream, allow_pickle=False) as data:
-            arrays = {key: data[key] for key in data.files}
-    except (OSError, ValueError, EOFError) as error:
-        raise WeightsError(f"{name}: not a pattern weights file (.npz): {error}") from None
-    if "format" not in arrays or str(arrays["format"]) != PATTERN_FORMAT:
-        raise WeightsError(f"{name}: not an imago pattern weights file ({PATTERN_FORMAT})")
+    name, arrays = _read_npz(path, PATTERN_FILE, "pattern weights", PATTERN_FORMAT)
     compact_of, starts = pat.tie_tables()
     parts = []
     for k, key in enumerate([f"w_{p.name}" for p in pat.PATTERNS] + ["mobility"]):
@@ -204,15 +214,7 @@ def load_probcut(path: str | Path | None = None) -> npt.NDArray[np.float64]:
     one when ``path`` is empty): ``float64[depths, buckets, 3]``, per depth left and bucket of
     empty squares the fit ``a, b, sigma`` of the deep value on the shallow one (see
     :func:`imago.agents.othello._alphabeta.probcut_bounds`)."""
-    source: Any = Path(path) if path else _DATA.joinpath(PROBCUT_FILE)
-    name = str(path) if path else PROBCUT_FILE
-    try:
-        with source.open("rb") as stream, np.load(stream, allow_pickle=False) as data:
-            arrays = {key: data[key] for key in data.files}
-    except (OSError, ValueError, EOFError) as error:
-        raise WeightsError(f"{name}: not a ProbCut calibration file (.npz): {error}") from None
-    if "format" not in arrays or str(arrays["format"]) != PROBCUT_FORMAT:
-        raise WeightsError(f"{name}: not an imago ProbCut calibration file ({PROBCUT_FORMAT})")
+    name, arrays = _read_npz(path, PROBCUT_FILE, "ProbCut calibration", PROBCUT_FORMAT)
     table = arrays.get("calibration")
     if table is None or table.ndim != 3 or table.shape[2] != 3 or table.dtype.kind != "f":
         raise WeightsError(f"{name}: 'calibration' must be floats of shape [depths, buckets, 3]")
