@@ -238,3 +238,43 @@ def test_train_probcut_needs_a_wthor_source(tmp_path: Path) -> None:
         app, ["train", "probcut", str(tmp_path / "none"), "--out", str(tmp_path / "x.npz")]
     )
     assert result.exit_code != 0 and "no such file or folder" in result.output
+
+
+def test_train_probcut_killed_and_run_again_ends_as_one_run(data_dir: Path, tmp_path: Path) -> None:
+    """kill -9 after the first saved chunk; the same command then measures only the rest and
+    writes the calibration an uninterrupted run writes."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    wthor = str(data_dir / "wthor" / YEAR)
+    settings = ["--positions", "48", "--max-depth", "7"]
+
+    def command(out: Path) -> list[str]:
+        return [sys.executable, "-m", "imago", "train", "probcut", wthor, "--out", str(out)]
+
+    whole = tmp_path / "whole.npz"
+    subprocess.run([*command(whole), *settings], check=True, capture_output=True, timeout=600)
+    killed = tmp_path / "killed.npz"
+    checkpoint = tmp_path / "killed.npz.values.npz"
+    process = subprocess.Popen([*command(killed), *settings], stdout=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 300
+        while time.monotonic() < deadline and not checkpoint.exists():
+            assert process.poll() is None, "the run ended before it could be killed"
+            time.sleep(0.002)
+        os.kill(process.pid, signal.SIGKILL)
+        process.wait()
+    finally:
+        if process.poll() is None:
+            process.kill()
+    with np.load(checkpoint) as saved:
+        assert 0 < int(saved["done"]) < 48
+    assert not killed.exists()
+    again = subprocess.run(
+        [*command(killed), *settings], capture_output=True, text=True, timeout=600
+    )
+    assert again.returncode == 0, again.stderr
+    assert np.array_equal(load_probcut(killed), load_probcut(whole))

@@ -17,7 +17,7 @@ from typing import Any
 
 import typer
 
-from imago.cli._common import console, fail
+from imago.cli._common import console, err_console, fail
 
 train_app = typer.Typer(
     help="Build datasets from game records and train networks on them.", no_args_is_help=True
@@ -639,7 +639,14 @@ def probcut(
         def on_progress(done: int, total: int) -> None:
             bar.update(task, completed=done, total=total)
 
-        measured = pc.measure(*sample, config, checkpoint, jobs=jobs, progress=on_progress)
+        try:
+            measured = pc.measure(*sample, config, checkpoint, jobs=jobs, progress=on_progress)
+        except KeyboardInterrupt:
+            err_console.print(
+                f"interrupted; the measured positions are kept in {checkpoint}: "
+                "run the same command to go on"
+            )
+            raise typer.Exit(130) from None
     calibration = pc.fit(measured, max_depth)
     pc.save_calibration(out, calibration, {"config": dataclasses.asdict(config)})
     for depth, shallow, sigma, r in pc.summary(measured, calibration):

@@ -16,7 +16,9 @@ mobility one level above the leaves' parents, and by a fixed square priority jus
 leaves.
 
 One :func:`negamax` serves both evaluations: ``patterns`` picks the pattern table (and its
-ordering) over the mask ``weights``; the unused one may be an empty array.
+ordering) over the mask ``weights``; the unused one may be an empty array. With the pattern
+evaluation it also prunes by multi-ProbCut (:func:`probcut_bounds`) when given a calibration
+(``imago train probcut``) and a confidence ``cut_t > 0``.
 
 ``stats`` is ``int64[3]``: ``[nodes, node_limit (0 = none), aborted]``. The table is
 :mod:`._table`'s, keyed by the two bitboards.
