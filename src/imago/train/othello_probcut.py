@@ -2,15 +2,15 @@
 
 ProbCut predicts a deep search's value from a shallow one: on positions from real games, the
 value at depth ``d`` is close to ``a * v + b`` where ``v`` is the value at the shallower
-:func:`~imago.agents.othello._alphabeta.probcut_depth` ``(d)``, with a spread ``sigma`` that
+:func:`~imago.agents.othello.probcut.shallow_depth` ``(d)``, with a spread ``sigma`` that
 depends on the depth and on the stage of the game. This module measures both searches on
 WTHOR positions (by default games from 2023 on, which the built-in pattern evaluation was not
 fitted on), fits ``a``, ``b`` and ``sigma`` per depth and per bucket of empty squares, and
 writes the calibration the agent's ``probcut`` option reads
 (:func:`imago.agents.othello.weights.load_probcut`).
 
-The searches are the agent's own kernel (:func:`~imago.agents.othello._alphabeta.negamax` with
-the pattern evaluation, full window, no pruning), one fresh transposition table per position,
+The searches are the agent's own (:func:`imago.agents.othello.probcut.search_values`: the
+pattern evaluation, full window, no pruning), one fresh transposition table per position,
 depths 1 to ``max_depth`` in turn. Measuring is the long part: the values are saved after every
 chunk of positions (atomically, beside the output as ``<out>.values.npz``), and a run started
 again with the same settings carries on from there.
@@ -29,9 +29,8 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-from imago.agents._table import new_table
-from imago.agents.othello import _alphabeta as search
-from imago.agents.othello.weights import PROBCUT_FORMAT, load_pattern_weights
+from imago.agents.othello import probcut
+from imago.agents.othello.weights import PROBCUT_FORMAT
 from imago.core.files import atomic_write
 from imago.games.othello.bitboard import legal_moves, popcount
 
@@ -68,8 +67,8 @@ class ProbCutConfig:
         """Raise ``ValueError`` for settings that cannot work."""
         if self.positions < MIN_SAMPLES:
             raise ValueError(f"positions must be at least {MIN_SAMPLES}")
-        if not search.PROBCUT_MIN_DEPTH <= self.max_depth <= 20:
-            raise ValueError(f"max_depth must be in {search.PROBCUT_MIN_DEPTH}..20")
+        if not probcut.MIN_DEPTH <= self.max_depth <= 20:
+            raise ValueError(f"max_depth must be in {probcut.MIN_DEPTH}..20")
         if not 1 <= self.min_empties <= self.max_empties <= 60:
             raise ValueError("need 1 <= min_empties <= max_empties <= 60")
         if not 10 <= self.table_bits <= 24:
@@ -119,19 +118,8 @@ def measure_values(
     p: npt.NDArray[np.uint64], o: npt.NDArray[np.uint64], max_depth: int, table_bits: int
 ) -> npt.NDArray[np.int64]:
     """The values of every depth 1..``max_depth`` of each position (full window, the built-in
-    patterns, no pruning)."""
-    table = load_pattern_weights()
-    no_weights = np.zeros((0, 70), dtype=np.int64)
-    out = np.zeros((len(p), max_depth + 1), dtype=np.int64)
-    for i in range(len(p)):
-        keys, data = new_table(table_bits)
-        for depth in range(1, max_depth + 1):
-            stats = np.zeros(3, dtype=np.int64)
-            out[i, depth] = search.negamax(
-                np.uint64(p[i]), np.uint64(o[i]), depth, -search.INF, search.INF, 1, 0, True,
-                no_weights, table, 8, stats, keys, data, search.NO_PROBCUT, 0.0,
-            )  # fmt: skip
-    return out
+    patterns, no pruning: :func:`imago.agents.othello.probcut.search_values`)."""
+    return probcut.search_values(p, o, max_depth, table_bits)
 
 
 def _measure_chunk(args: tuple[np.ndarray, np.ndarray, int, int]) -> np.ndarray:
@@ -217,17 +205,17 @@ def _resume(
 
 def fit(measured: Measured, max_depth: int) -> npt.NDArray[np.float64]:
     """The calibration ``float64[max_depth + 1, buckets, 3]``: per depth ``d`` (from
-    ``PROBCUT_MIN_DEPTH``) and bucket of empties, least squares ``a, b`` of the depth-``d``
-    value on the :func:`probcut_depth` one, and ``sigma`` the residuals' standard deviation.
-    Pairs with a won or lost game on either side are left out; a bucket with too few pairs
-    takes its depth's fit over all buckets."""
-    buckets = 64 // search.PROBCUT_BUCKET_EMPTIES + 1
+    ``probcut.MIN_DEPTH``) and bucket of empties, least squares ``a, b`` of the depth-``d``
+    value on the value at :func:`~imago.agents.othello.probcut.shallow_depth` ``(d)``, and
+    ``sigma`` the residuals' standard deviation. Pairs with a won or lost game on either side
+    are left out; a bucket with too few pairs takes its depth's fit over all buckets."""
+    buckets = 64 // probcut.BUCKET_EMPTIES + 1
     out = np.zeros((max_depth + 1, buckets, 3), dtype=np.float64)
-    which = measured.empties // search.PROBCUT_BUCKET_EMPTIES
-    for depth in range(search.PROBCUT_MIN_DEPTH, max_depth + 1):
-        x = measured.values[:, search.probcut_depth(depth)].astype(np.float64)
+    which = measured.empties // probcut.BUCKET_EMPTIES
+    for depth in range(probcut.MIN_DEPTH, max_depth + 1):
+        x = measured.values[:, probcut.shallow_depth(depth)].astype(np.float64)
         y = measured.values[:, depth].astype(np.float64)
-        usable = (np.abs(x) < search.WIN // 2) & (np.abs(y) < search.WIN // 2)
+        usable = (np.abs(x) < probcut.WIN // 2) & (np.abs(y) < probcut.WIN // 2)
         overall = _line(x[usable], y[usable])
         for bucket in range(buckets):
             cell = usable & (which == bucket)
@@ -248,11 +236,11 @@ def _line(x: np.ndarray, y: np.ndarray) -> tuple[float, float, float]:
 def summary(measured: Measured, calibration: np.ndarray) -> list[tuple[int, int, float, float]]:
     """Per depth: ``(depth, shallow depth, sigma over all positions, correlation)``."""
     rows = []
-    for depth in range(search.PROBCUT_MIN_DEPTH, calibration.shape[0]):
-        shallow = search.probcut_depth(depth)
+    for depth in range(probcut.MIN_DEPTH, calibration.shape[0]):
+        shallow = probcut.shallow_depth(depth)
         x = measured.values[:, shallow].astype(np.float64)
         y = measured.values[:, depth].astype(np.float64)
-        usable = (np.abs(x) < search.WIN // 2) & (np.abs(y) < search.WIN // 2)
+        usable = (np.abs(x) < probcut.WIN // 2) & (np.abs(y) < probcut.WIN // 2)
         sigma = _line(x[usable], y[usable])[2]
         r = float(np.corrcoef(x[usable], y[usable])[0, 1]) if usable.sum() > 2 else 0.0
         rows.append((depth, shallow, sigma, r))
