@@ -165,6 +165,26 @@ def test_a_closed_server_or_a_wrong_key_is_a_lost_server(
         RemoteEvaluator(server.address(), spec, 0)
 
 
+def test_closing_does_not_wait_for_an_accepting_thread_that_has_stopped(
+    tmp_path: Path,
+) -> None:
+    """close() wakes the thread accepting clients by connecting to the socket; when nobody
+    accepts there any more (that thread already gone), it must still return at once. The
+    socket is swapped for one nobody accepts on: the listen queue takes the connection and
+    never answers, as when the thread stopped between two accepts."""
+    from multiprocessing.connection import Listener
+
+    server = InferenceServer(ServerConfig(device="cpu"))
+    silent = Listener(str(tmp_path / "silent"), family="AF_UNIX", authkey=b"k")
+    server._socket = str(tmp_path / "silent")
+    closing = threading.Thread(target=server.close, daemon=True)
+    closing.start()
+    closing.join(10)
+    silent.close()
+    assert not closing.is_alive(), "close() hung on a socket nobody accepts on"
+    assert not server.ping()
+
+
 def test_a_bad_configuration_is_refused() -> None:
     with pytest.raises(ValueError, match="max_batch"):
         ServerConfig(max_batch=0)

@@ -161,8 +161,12 @@ class InferenceServer:
             return
         self._closed.set()
         self._queue.put(None)
-        with contextlib.suppress(OSError, EOFError, AuthenticationError):
-            Client(self._socket, family="AF_UNIX", authkey=self._key).close()  # wake accept
+        # Wake the accepting thread with a bare connection: it fails the key exchange and sees
+        # the server closed. (A real client here would wait forever for a challenge if that
+        # thread had already stopped: the connection would sit in the listen queue unanswered.)
+        with contextlib.suppress(OSError), socket.socket(socket.AF_UNIX) as wake:
+            wake.settimeout(1.0)
+            wake.connect(self._socket)
         with contextlib.suppress(OSError):
             self._listener.close()
         with self._lock:
