@@ -46,10 +46,12 @@ def build(source: Path, patch: bool) -> Path:
     if patch:
         add_perft_option(main_c)
     (source / "bin").mkdir(exist_ok=True)
-    subprocess.run(
-        ["make", "build", "CC=gcc", "ARCH=native"], cwd=source / "src", check=True,
-        stdout=subprocess.DEVNULL,
+    made = subprocess.run(
+        ["make", "build", "CC=gcc", "ARCH=native"], cwd=source / "src", capture_output=True,
+        text=True,
     )  # fmt: skip
+    if made.returncode != 0:
+        raise SystemExit(f"building Edax failed (needs make and gcc):\n{made.stderr[-2000:]}")
     return source / "bin" / "lEdax-native"
 
 
@@ -72,26 +74,33 @@ def parse_rows(output: str) -> dict[int, tuple[int, float]]:
     }
 
 
-def edax_count(binary: Path, depth: int) -> tuple[int, float]:
+def edax_count(binary: Path, depth: int, patched: bool) -> tuple[int, float]:
     """Edax's move count at ply ``depth`` and the CPU seconds it reports for that count (its
-    own ``getrusage`` clock, milliseconds: its start-up is not counted, as imago's is not)."""
-    if _patched(binary):
-        done = subprocess.run(
-            [str(binary), "-perft", str(depth)], capture_output=True, text=True, check=True
-        )
+    own ``getrusage`` clock, milliseconds: its start-up is not counted, as imago's is not);
+    ``patched``: through ``-perft`` (see :func:`can_perft`), else through its shell."""
+    if patched:
+        command, stdin = [str(binary), "-perft", str(depth)], None
     else:
-        done = subprocess.run(
-            [str(binary), "-n", "1"], input=f"perft {depth}\nquit\n", capture_output=True,
-            text=True, check=True, cwd=binary.parent.parent,
-        )  # fmt: skip
+        command, stdin = [str(binary), "-n", "1"], f"perft {depth}\nquit\n"
+    done = subprocess.run(
+        command, input=stdin, capture_output=True, text=True, cwd=binary.parent.parent
+    )
     rows = parse_rows(done.stdout)
     if depth not in rows:
-        raise SystemExit(f"no ply-{depth} row in Edax's output:\n{done.stdout[-2000:]}")
+        raise SystemExit(
+            f"{binary} gave no ply-{depth} perft row (exit {done.returncode}): it needs "
+            "data/eval.dat beside its bin/ folder, or a build with --patch\n"
+            f"{(done.stdout + done.stderr)[-1000:]}"
+        )
     return rows[depth]
 
 
-def _patched(binary: Path) -> bool:
-    probe = subprocess.run([str(binary), "-perft", "1"], capture_output=True, text=True)
+def can_perft(binary: Path) -> bool:
+    """Whether ``binary`` is an Edax built with ``--patch`` (``-perft N`` works)."""
+    try:
+        probe = subprocess.run([str(binary), "-perft", "1"], capture_output=True, text=True)
+    except OSError as error:
+        raise SystemExit(f"cannot run {binary}: {error.strerror}") from None
     return probe.returncode == 0 and "Total" in probe.stdout
 
 
@@ -109,12 +118,13 @@ def compare(binary: Path, depth: int, rounds: int) -> None:
     from imago.games.othello import perft
 
     perft(4)  # load the kernels outside the timing
+    patched = can_perft(binary)
     times: dict[str, list[float]] = {"imago": [], "edax": []}
     counts = {}
     for _ in range(rounds):
         counts["imago"], cpu = imago_count(depth)
         times["imago"].append(cpu)
-        counts["edax"], cpu = edax_count(binary, depth)
+        counts["edax"], cpu = edax_count(binary, depth, patched)
         times["edax"].append(cpu)
     if counts["imago"] != PERFT_8X8[depth]:
         raise SystemExit(f"imago's perft({depth}) = {counts['imago']:,}, not {PERFT_8X8[depth]:,}")
@@ -144,8 +154,11 @@ def main() -> None:
     else:
         if not args.binary.is_file():
             raise SystemExit(f"no Edax binary at {args.binary}: build it first")
-        if not 1 <= args.depth <= 13 or args.rounds < 1:
-            raise SystemExit("--depth must be in 1..13 and --rounds at least 1")
+        from imago.bench.othello import PERFT_8X8
+
+        if args.depth not in PERFT_8X8 or args.rounds < 1:
+            depths = ", ".join(map(str, sorted(PERFT_8X8)))
+            raise SystemExit(f"--depth must be one of {depths} and --rounds at least 1")
         compare(args.binary, args.depth, args.rounds)
 
 

@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
+import subprocess
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -42,3 +46,24 @@ def gtp_rhino() -> str:
     if path is None:
         pytest.skip("gtp-rhino (Debian grhino) is not installed")
     return path
+
+
+def _kill_when(command: list[str], ready: Callable[[], bool], timeout: float = 300.0) -> None:
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + timeout
+        while not ready():
+            assert process.poll() is None, "the run ended before it could be killed"
+            assert time.monotonic() < deadline, f"not ready to kill after {timeout:.0f} s"
+            time.sleep(0.001)
+    finally:
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+
+
+@pytest.fixture
+def kill_when() -> Callable[..., None]:
+    """``kill_when(command, ready, timeout=300)``: start ``command`` and SIGKILL it as soon as
+    ``ready()`` holds (polled every millisecond); fails if it ends first or ``ready`` never
+    comes. For the tests that prove long work survives ``kill -9``."""
+    return _kill_when

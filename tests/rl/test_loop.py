@@ -8,6 +8,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -70,23 +71,15 @@ def _config(**changes: object) -> LoopConfig:
     return config.with_changes(dict(changes)) if changes else config
 
 
-def test_selfplay_killed_with_sigkill_loses_no_finished_game(tmp_path: Path) -> None:
+def test_selfplay_killed_with_sigkill_loses_no_finished_game(
+    tmp_path: Path, kill_when: Any
+) -> None:
     run = tmp_path / "run"
     folder = RunFolder(run)
     init(folder, _config(**{"selfplay.parallel": 4, "holdout_fraction": 0.2}))
     bootstrap(folder, _config())
-    worker = subprocess.Popen(
-        [*IMAGO, "rl", "selfplay", str(run), "--games", "100000", "--worker", "killed"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-    try:
-        deadline = time.time() + 120
-        while time.time() < deadline and folder.games_in_round(0) < 12:
-            time.sleep(0.2)
-    finally:
-        worker.send_signal(signal.SIGKILL)
-        worker.wait()
+    command = [*IMAGO, "rl", "selfplay", str(run), "--games", "100000", "--worker", "killed"]
+    kill_when(command, lambda: folder.games_in_round(0) >= 12, timeout=120)
     before = folder.games_in_round(0)
     assert before >= 12
     ids = _all_game_ids(folder, 0)

@@ -4,6 +4,7 @@ WTHOR positions, its file, and the pruning it buys."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -11,6 +12,7 @@ from typer.testing import CliRunner
 
 from imago.agents._table import new_table
 from imago.agents.othello import _alphabeta as search
+from imago.agents.othello import probcut
 from imago.agents.othello.weights import (
     PROBCUT_FORMAT,
     WeightsError,
@@ -106,7 +108,7 @@ def measured(data_dir: Path) -> pc.Measured:
     config = pc.ProbCutConfig(positions=48, max_depth=6)
     positions = pc.held_out_positions([data_dir / "wthor" / YEAR], config)
     sample = pc.sample_positions(positions, config)
-    return pc.Measured(*sample, pc.measure_values(*sample, 6, 16))
+    return pc.Measured(*sample, probcut.search_values(*sample, 6, 16))
 
 
 def test_real_positions_are_sampled_in_range_and_measured(measured: pc.Measured) -> None:
@@ -220,6 +222,7 @@ def test_train_probcut_command_writes_a_calibration(data_dir: Path, tmp_path: Pa
         (["--min-empties", "30", "--max-empties", "20"], "min_empties <= max_empties"),
         (["--jobs", "0"], "--jobs must be at least 1"),
         (["--positions", "100000"], "ask for fewer --positions"),
+        (["--validate-from", "2030"], "give --validate-from an earlier year"),
     ],
 )
 def test_train_probcut_refuses_bad_settings(
@@ -240,14 +243,13 @@ def test_train_probcut_needs_a_wthor_source(tmp_path: Path) -> None:
     assert result.exit_code != 0 and "no such file or folder" in result.output
 
 
-def test_train_probcut_killed_and_run_again_ends_as_one_run(data_dir: Path, tmp_path: Path) -> None:
+def test_train_probcut_killed_and_run_again_ends_as_one_run(
+    data_dir: Path, tmp_path: Path, kill_when: Any
+) -> None:
     """kill -9 after the first saved chunk; the same command then measures only the rest and
     writes the calibration an uninterrupted run writes."""
-    import os
-    import signal
     import subprocess
     import sys
-    import time
 
     wthor = str(data_dir / "wthor" / YEAR)
     settings = ["--positions", "48", "--max-depth", "7"]
@@ -259,17 +261,7 @@ def test_train_probcut_killed_and_run_again_ends_as_one_run(data_dir: Path, tmp_
     subprocess.run([*command(whole), *settings], check=True, capture_output=True, timeout=600)
     killed = tmp_path / "killed.npz"
     checkpoint = tmp_path / "killed.npz.values.npz"
-    process = subprocess.Popen([*command(killed), *settings], stdout=subprocess.DEVNULL)
-    try:
-        deadline = time.monotonic() + 300
-        while time.monotonic() < deadline and not checkpoint.exists():
-            assert process.poll() is None, "the run ended before it could be killed"
-            time.sleep(0.002)
-        os.kill(process.pid, signal.SIGKILL)
-        process.wait()
-    finally:
-        if process.poll() is None:
-            process.kill()
+    kill_when([*command(killed), *settings], checkpoint.exists)
     with np.load(checkpoint) as saved:
         assert 0 < int(saved["done"]) < 48
     assert not killed.exists()

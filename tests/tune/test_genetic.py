@@ -6,12 +6,10 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
-import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -174,7 +172,7 @@ def _outcome(folder: Path) -> tuple[list[list[list[int]]], list[object]]:
     return populations, fitness
 
 
-def test_same_seed_same_run_and_resume_after_kill(tmp_path: Path) -> None:
+def test_same_seed_same_run_and_resume_after_kill(tmp_path: Path, kill_when: Any) -> None:
     """A run killed with SIGKILL in the middle of a generation and started again ends exactly
     as the same run played without interruption."""
     whole = tmp_path / "whole"
@@ -182,19 +180,9 @@ def test_same_seed_same_run_and_resume_after_kill(tmp_path: Path) -> None:
     killed = tmp_path / "killed"
     command = [sys.executable, "-m", "imago", "tune", "ga", "--out", str(killed)]
     command += [*_flags(TINY), "--no-final", "--no-plot"]
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        deadline = time.monotonic() + 600
-        games = killed / "gen_000" / "games"
-        # a game takes about 4 ms here: look often and kill at the second finished one
-        while time.monotonic() < deadline and len(list(games.glob("*.json"))) < 2:
-            assert process.poll() is None, "the run ended before it could be killed"
-            time.sleep(0.001)
-        os.kill(process.pid, signal.SIGKILL)
-        process.wait()
-    finally:
-        if process.poll() is None:
-            process.kill()
+    games = killed / "gen_000" / "games"
+    # a game takes about 4 ms here: kill at the second finished one
+    kill_when(command, lambda: len(list(games.glob("*.json"))) >= 2, timeout=600)
     assert 2 <= len(_records(games)) < 16  # killed inside generation 0
     assert not (killed / "gen_000" / "fitness.json").exists()
     done = subprocess.run(command, capture_output=True, text=True, timeout=900)

@@ -86,7 +86,12 @@ class Measured:
 
     @property
     def empties(self) -> npt.NDArray[np.int64]:
-        return np.array([64 - popcount(p | o) for p, o in zip(self.p, self.o, strict=True)])
+        return empty_squares(self.p, self.o)
+
+
+def empty_squares(p: npt.NDArray[np.uint64], o: npt.NDArray[np.uint64]) -> npt.NDArray[np.int64]:
+    """The empty squares of each 8x8 position."""
+    return 64 - np.array([popcount(x) for x in p | o], dtype=np.int64)
 
 
 # -- sampling and measuring ----------------------------------------------------------------------
@@ -98,8 +103,12 @@ def sample_positions(
     """``config.positions`` distinct positions (mover first) with empties in range and a move
     to play, drawn without replacement by ``config.seed``."""
     all_p, all_o = positions
-    occupied = all_p | all_o
-    empties = 64 - np.array([popcount(x) for x in occupied], dtype=np.int64)
+    if not len(all_p):
+        raise ValueError(
+            f"no games from {config.validate_from} on in the WTHOR files: give "
+            "--validate-from an earlier year (0: every game)"
+        )
+    empties = empty_squares(all_p, all_o)
     keep = (empties >= config.min_empties) & (empties <= config.max_empties)
     keep &= np.array([legal_moves(p, o) != 0 for p, o in zip(all_p, all_o, strict=True)])
     candidates = np.flatnonzero(keep)
@@ -114,16 +123,8 @@ def sample_positions(
     return pairs[chosen, 0].copy(), pairs[chosen, 1].copy()
 
 
-def measure_values(
-    p: npt.NDArray[np.uint64], o: npt.NDArray[np.uint64], max_depth: int, table_bits: int
-) -> npt.NDArray[np.int64]:
-    """The values of every depth 1..``max_depth`` of each position (full window, the built-in
-    patterns, no pruning: :func:`imago.agents.othello.probcut.search_values`)."""
-    return probcut.search_values(p, o, max_depth, table_bits)
-
-
 def _measure_chunk(args: tuple[np.ndarray, np.ndarray, int, int]) -> np.ndarray:
-    return measure_values(*args)
+    return probcut.search_values(*args)
 
 
 def measure(
