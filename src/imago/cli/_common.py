@@ -66,6 +66,13 @@ def open_executor(ray: str | None, workers: int) -> Any:
         raise fail(str(error)) from None
 
 
+def open_game_executor(ray: str | None, jobs: int) -> Any:
+    """The executor of a command that plays games (``--jobs`` / ``--ray``): ``jobs`` local
+    processes, or on Ray ``jobs`` slots, the default ``--jobs 1`` meaning one per CPU of the
+    cluster."""
+    return open_executor(ray, jobs if ray is None or jobs > 1 else 0)
+
+
 def strongest_agent(game: str, size: int | None = None) -> str:
     """The strongest agent this installation can run for ``game`` on a ``size`` board (default:
     the game's usual one), as an agent spec: ``alphabeta`` in 8x8 Othello; ``az`` where a

@@ -22,7 +22,7 @@ from imago.cli._common import (
     console,
     err_console,
     fail,
-    open_executor,
+    open_game_executor,
 )
 
 if TYPE_CHECKING:
@@ -171,8 +171,7 @@ def _progress_run(
         TimeElapsedColumn(),
         TimeRemainingColumn(),
     )
-    workers = jobs if ray is None else (jobs if jobs > 1 else 0)
-    executor = open_executor(ray, workers)
+    executor = open_game_executor(ray, jobs)
     tally = Tally()
 
     def text() -> str:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from imago.cli._common import RAY_HELP, console, err_console, fail, open_executor
+from imago.cli._common import RAY_HELP, console, err_console, fail, open_game_executor
 
 if TYPE_CHECKING:
     from rich.progress import TaskID
@@ -141,7 +141,7 @@ def ga(
         run = GeneticRun(out, config)
     except (ValueError, OSError) as error:
         raise fail(str(error)) from None
-    executor = open_executor(ray, jobs if ray is None or jobs > 1 else 0)
+    executor = open_game_executor(ray, jobs)
     try:
         if ray is not None:
             console.print(f"playing on {executor.describe()}")
