@@ -12,6 +12,8 @@ value      int8 ``(n,)``               the game result for the player to move: 1
 game       int32 ``(n,)``              the game's number within its shard
 target     float16 ``(n, A)``          optional: a move distribution (self-play's search
                                        policy) to learn instead of the move played
+margin     float16 ``(n,)``            optional: the game's final margin for the player to
+                                       move, over the board's area, in ``[-1, 1]`` (self-play)
 =========  ==========================  =========================================================
 
 A writer may add other arrays (self-play keeps its games' moves and results there); readers
@@ -61,6 +63,7 @@ class ShardArrays:
     value: npt.NDArray[np.int8]
     game: npt.NDArray[np.int32]
     target: npt.NDArray[np.float16] | None = None
+    margin: npt.NDArray[np.float16] | None = None
 
     def __len__(self) -> int:
         return int(self.policy.shape[0])
@@ -70,6 +73,7 @@ class ShardArrays:
         targets = [p.target for p in parts]
         if any(t is None for t in targets) and not all(t is None for t in targets):
             raise DatasetError("cannot join shards with and without move distributions")
+        margins = [p.margin for p in parts]
         return ShardArrays(
             np.concatenate([p.planes for p in parts]),
             np.concatenate([p.legal for p in parts]),
@@ -77,6 +81,9 @@ class ShardArrays:
             np.concatenate([p.value for p in parts]),
             np.concatenate([p.game for p in parts]),
             None if targets[0] is None else np.concatenate(targets),  # type: ignore[arg-type]
+            # margins only when every part has them: a window reaching back before they were
+            # written has none, and a trainer that needs them says so
+            None if any(m is None for m in margins) else np.concatenate(margins),  # type: ignore[arg-type]
         )
 
     def take(self, index: npt.NDArray[np.integer]) -> ShardArrays:
@@ -87,6 +94,7 @@ class ShardArrays:
             self.value[index],
             self.game[index],
             None if self.target is None else self.target[index],
+            None if self.margin is None else self.margin[index],
         )
 
 
@@ -103,6 +111,8 @@ def write_shard(
     }
     if arrays.target is not None:
         fields["target"] = arrays.target
+    if arrays.margin is not None:
+        fields["margin"] = arrays.margin
     with atomic_path(path, suffix=".npz") as tmp:
         np.savez_compressed(tmp, **{**(extras or {}), **fields})  # type: ignore[arg-type]
 
@@ -118,6 +128,7 @@ def read_shard(path: Path) -> ShardArrays:
                 data["value"],
                 data["game"],
                 data["target"] if "target" in data.files else None,
+                data["margin"] if "margin" in data.files else None,
             )
     except (OSError, KeyError, ValueError, EOFError) as error:
         raise DatasetError(f"cannot read shard {path}: {error}") from None
@@ -126,13 +137,15 @@ def read_shard(path: Path) -> ShardArrays:
 @dataclass(frozen=True, slots=True)
 class Batch:
     """Unpacked arrays for training: planes as float32 ``(B, P, N, N)``, legal as bool, the
-    move distribution to learn (when the shard has one) as float32 ``(B, A)``."""
+    move distribution to learn (when the shard has one) as float32 ``(B, A)``, and the games'
+    final margins (when it has them) as float32 ``(B,)``."""
 
     planes: npt.NDArray[np.float32]
     legal: npt.NDArray[np.bool_]
     policy: npt.NDArray[np.int64]
     value: npt.NDArray[np.float32]
     target: npt.NDArray[np.float32] | None = None
+    margin: npt.NDArray[np.float32] | None = None
 
 
 class Dataset:
@@ -216,6 +229,7 @@ def unpack(arrays: ShardArrays, planes: int, size: int) -> Batch:
         arrays.policy.astype(np.int64),
         arrays.value.astype(np.float32),
         None if arrays.target is None else arrays.target.astype(np.float32),
+        None if arrays.margin is None else arrays.margin.astype(np.float32),
     )
 
 

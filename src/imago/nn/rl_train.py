@@ -19,14 +19,14 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from imago.agents.base import StopFlag
-from imago.nn.dataset import ShardArrays, read_shard, unpack
+from imago.nn.dataset import Batch, ShardArrays, read_shard, unpack
 from imago.nn.supervised import TrainConfig, _amp_dtype, _optimizer, _train_step, lr_at
 
 CHECKPOINT_FORMAT = "imago-rl-trainer"
@@ -48,6 +48,11 @@ class StepsConfig:
     momentum: float = 0.9
     weight_decay: float = 1e-4
     value_weight: float = 1.0
+    score_weight: float = 0.0
+    """The share of the value target that is the game's final margin (over the board's area)
+    instead of its result: ``(1 - w) * result + w * margin``. Above 0, the value head (and so
+    the search) prefers the larger of two wins and the smaller of two losses, as Othello
+    players count a game; 0 is AlphaZero's win/loss target."""
     warmup_steps: int = 0
     """Linear warm-up of the learning rate at the start of each generation's steps."""
     augment: bool = True
@@ -58,6 +63,10 @@ class StepsConfig:
     threads: int = 0
     """torch's CPU threads (0: leave them)."""
     checkpoint_every: int = 200
+
+    def __post_init__(self) -> None:
+        if not 0.0 <= self.score_weight <= 1.0:
+            raise ValueError(f"score_weight is a share, 0 to 1 (got {self.score_weight})")
 
     def steps_for(self, new_positions: int) -> int:
         """The steps of a generation whose newest round added ``new_positions``."""
@@ -80,6 +89,24 @@ class StepsConfig:
             device=self.device,
             amp=self.amp,
         )
+
+
+def check_margins(margin: Any, score_weight: float) -> None:
+    """A clear error when ``score_weight`` asks for margins the examples lack."""
+    if score_weight > 0 and margin is None:
+        raise ValueError(
+            "score_weight needs examples with final margins (self-play examples written "
+            "before margins were kept have none: train on newer rounds)"
+        )
+
+
+def value_targets(batch: Batch, score_weight: float) -> Batch:
+    """``batch`` with its value target blended with the games' margins (``score_weight``)."""
+    if score_weight <= 0:
+        return batch
+    assert batch.margin is not None  # check_margins, before training
+    blended = (1.0 - score_weight) * batch.value + score_weight * batch.margin
+    return replace(batch, value=blended.astype(np.float32))
 
 
 def load_window(files: Sequence[Path]) -> ShardArrays:
@@ -116,6 +143,7 @@ def train_steps(
     ``ranks > 1``: data-parallel on that many processes (:mod:`imago.nn.parallel`), the same
     model as one process up to floating-point order, the same checkpoints (either resumes the
     other's)."""
+    check_margins(window.margin, config.score_weight)
     if ranks > 1:
         from imago.cluster import run_ranks
 
@@ -237,7 +265,7 @@ def _train(
         rng = np.random.default_rng([config.seed, tag, step])
         rows = np.sort(rng.integers(0, len(window), size=config.batch_size))
         rows = rows[rank::world]  # this rank's share of the batch
-        batch = unpack(window.take(rows), planes, spec.size)
+        batch = value_targets(unpack(window.take(rows), planes, spec.size), config.score_weight)
         sym = int(rng.integers(0, 8)) if config.augment else 0
         for group in optimizer.param_groups:
             group["lr"] = lr_at(train_config, step, step / config.steps)

@@ -57,6 +57,7 @@ def game_arrays(
         planes = features.encode(Positions(boards, to_play, legal))
         played = record.example_actions
         results = [record.outcome_for(int(c)) for c in to_play]
+        margins = [record.margin_for(int(c), size * size) for c in to_play]
         arrays = ShardArrays(
             pack_rows(planes),
             pack_rows(legal),
@@ -64,6 +65,7 @@ def game_arrays(
             np.asarray(results, dtype=np.int8),
             np.zeros(n, dtype=np.int32),
             np.stack(record.targets).astype(np.float16),
+            np.asarray(margins, dtype=np.float16),
         )
     else:
         bits = features.planes * size * size
@@ -74,6 +76,7 @@ def game_arrays(
             np.zeros(0, dtype=np.int8),
             np.zeros(0, dtype=np.int32),
             np.zeros((0, size * size + 1), dtype=np.float16),
+            np.zeros(0, dtype=np.float16),
         )
     infos = [
         {

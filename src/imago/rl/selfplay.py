@@ -36,6 +36,7 @@ import numpy.typing as npt
 from imago.agents.base import StopFlag
 from imago.agents.mcts import MCTS, RULES, MCTSConfig, search_game
 from imago.agents.mcts.evaluators import Evaluator
+from imago.core.color import Color
 from imago.games.go import GoRules
 from imago.games.go.batch import GoBatch
 from imago.games.othello.batch import OthelloBatch
@@ -158,6 +159,14 @@ class FinishedGame:
         if self.winner == 0:
             return 0
         return 1 if self.winner == color else -1
+
+    def margin_for(self, color: int, area: int) -> float:
+        """``color``'s final lead over the board's ``area``, clipped to ``[-1, 1]``; a
+        resignation counts as the largest loss."""
+        if self.resigned:
+            return float(self.outcome_for(color))
+        lead = self.score if color == int(Color.BLACK) else -self.score
+        return float(np.clip(lead / area, -1.0, 1.0))
 
 
 @dataclass(slots=True)

@@ -8,9 +8,10 @@
   loss on them, and its value against the games' results — whether self-play drifts away
   from good play;
 * **the exact solver** (Othello, ``solver_positions``): a fixed set of positions near the end
-  of games between ``mcts`` players, each labelled once with every move the endgame solver
-  proves best; the share where the network's first choice, and the search's move
-  (``solver_simulations``), is one of them.
+  of games between ``mcts`` players, each labelled once with every move's exact final margin;
+  the share where the network's first choice, and the search's move (``solver_simulations``),
+  is one of the best moves (the largest margin), and the share where it keeps the exact
+  result (a win stays a win, whatever the margin).
 
 The records are turned into a dataset once (``validation/`` in the run folder, with the
 network's feature set) and kept.
@@ -91,10 +92,14 @@ def records_metrics(folder: RunFolder, config: LoopConfig, model: Path) -> dict[
     return {key: float(value) for key, value in result.items()}
 
 
+NOT_A_MOVE = -128
+"""In a solver-labelled position's scores: an action that is not a legal move."""
+
+
 def solver_positions(folder: RunFolder, config: LoopConfig) -> tuple[list[Any], np.ndarray]:
     """The run's fixed solver-labelled positions (made once and kept in ``validation/``):
-    Othello states and, for each, a mask of the moves the exact solver proves best."""
-    from imago.agents.othello.endgame import EndgameSolver
+    Othello states and, for each, the exact final margin of every action for the player to
+    move (``int8 (n, N*N + 1)``, :data:`NOT_A_MOVE` where the action is not legal)."""
     from imago.agents.registry import make_agent
     from imago.games.othello import OthelloState
 
@@ -106,11 +111,14 @@ def solver_positions(folder: RunFolder, config: LoopConfig) -> tuple[list[Any], 
                 OthelloState.from_bitboards(int(p), int(o), Color(int(c)), size)
                 for p, o, c in zip(data["player"], data["opponent"], data["color"], strict=True)
             ]
-            return states, data["best"]
+            if "scores" in data.files:
+                return states, data["scores"]
+        scores = _solve_all(states)  # a file written before the scores were kept: label again
+        _save_solver_positions(path, states, scores)
+        return states, scores
     rng = np.random.default_rng([config.seed, 16])
     player = make_agent("mcts", "othello", {"playouts": "300", "resign": "0"}, seed=1, size=size)
-    solver = EndgameSolver(table_bits=18)
-    states, best = [], []
+    states = []
     while len(states) < count:
         state: Any = OthelloState(size)
         for _ in range(int(rng.integers(2, 7))):  # a random opening for variety
@@ -121,25 +129,51 @@ def solver_positions(folder: RunFolder, config: LoopConfig) -> tuple[list[Any], 
             state = state.play(player.select_move(state, Limit(playouts=300)).move)
         if state.is_over() or state.legal_moves() == (Move.PASS,):
             continue
-        solved = solver.solve_state(state, exact_all=True)
-        top = max(score for _, score in solved.move_scores)
-        mask = np.zeros(size * size + 1, dtype=np.bool_)
-        for move, score in solved.move_scores:
-            if score == top:
-                mask[move.to_action(size)] = True
         states.append(state)
-        best.append(mask)
+    scores = _solve_all(states)
+    _save_solver_positions(path, states, scores)
+    return states, scores
+
+
+def _solve_all(states: list[Any]) -> np.ndarray:
+    """Every legal move's exact final margin, for each state."""
+    from imago.agents.othello.endgame import EndgameSolver
+
+    solver = EndgameSolver(table_bits=18)
+    actions = states[0].size * states[0].size + 1 if states else 1
+    scores = np.full((len(states), actions), NOT_A_MOVE, dtype=np.int8)
+    for row, state in zip(scores, states, strict=True):
+        for move, score in solver.solve_state(state, exact_all=True).move_scores:
+            row[move.to_action(state.size)] = score
+    return scores
+
+
+def _save_solver_positions(path: Path, states: list[Any], scores: np.ndarray) -> None:
     bits = [s.bitboards() for s in states]
-    folder.validation_dir.mkdir(parents=True, exist_ok=True)
+    path.parent.mkdir(parents=True, exist_ok=True)
     with atomic_path(path, suffix=".npz") as tmp:
         np.savez_compressed(
             tmp,
             player=np.array([b[0] for b in bits], dtype=np.uint64),
             opponent=np.array([b[1] for b in bits], dtype=np.uint64),
             color=np.array([int(s.to_play) for s in states], dtype=np.int8),
-            best=np.stack(best),
+            scores=scores,
         )
-    return states, np.stack(best)
+
+
+def best_moves(scores: np.ndarray) -> np.ndarray:
+    """The moves of the largest exact margin (Othello's "best move"), as a mask."""
+    legal = scores != NOT_A_MOVE
+    top = np.where(legal, scores, np.iinfo(np.int8).min).max(axis=1, keepdims=True)
+    return np.asarray(legal & (scores == top), dtype=np.bool_)
+
+
+def result_keeping_moves(scores: np.ndarray) -> np.ndarray:
+    """The moves that keep the position's exact result (a win, a draw or a loss, whatever the
+    margin) as a mask: what a player that only wants to win must find."""
+    legal = scores != NOT_A_MOVE
+    top = np.where(legal, scores, np.iinfo(np.int8).min).max(axis=1, keepdims=True)
+    return np.asarray(legal & (np.sign(scores) == np.sign(top)), dtype=np.bool_)
 
 
 def _empties(state: Any) -> int:
@@ -149,23 +183,31 @@ def _empties(state: Any) -> int:
 
 def solver_metrics(folder: RunFolder, config: LoopConfig, model: Path) -> dict[str, float]:
     """The share of the solver's positions where the network's first choice (``policy``) and
-    the search's move (``search``) is one of the proven best moves."""
+    the search's move (``search``) is one of the best moves (the largest exact margin), and
+    where each keeps the exact result (``policy_result``, ``search_result``)."""
     from imago.agents.registry import make_agent
     from imago.nn.evaluator import NetworkEvaluator
 
-    states, best = solver_positions(folder, config)
+    states, scores = solver_positions(folder, config)
+    best, keeping = best_moves(scores), result_keeping_moves(scores)
     evaluator = NetworkEvaluator.load(model, game="othello", size=config.spec.size)
     planes = evaluator.features.encode_states(states).astype(np.float32)
     legal = np.stack([s.legal_mask() for s in states])
     probs, _ = evaluator.run(planes, legal)
-    policy = float(np.mean(best[np.arange(len(states)), probs.argmax(axis=1)]))
+    rows = np.arange(len(states))
+    first = probs.argmax(axis=1)
     search = make_agent(
         "az", "othello", {"model": str(model), "simulations": str(config.solver_simulations),
                           "resign": "0", "reuse": "false"}, seed=1,
         size=config.spec.size,
     )  # fmt: skip
-    hits = [
-        best[i, search.select_move(state, Limit()).move.to_action(config.spec.size)]
-        for i, state in enumerate(states)
-    ]
-    return {"positions": float(len(states)), "policy": policy, "search": float(np.mean(hits))}
+    chosen = np.array(
+        [search.select_move(state, Limit()).move.to_action(config.spec.size) for state in states]
+    )
+    return {
+        "positions": float(len(states)),
+        "policy": float(np.mean(best[rows, first])),
+        "search": float(np.mean(best[rows, chosen])),
+        "policy_result": float(np.mean(keeping[rows, first])),
+        "search_result": float(np.mean(keeping[rows, chosen])),
+    }
