@@ -172,6 +172,53 @@ def test_training_keeps_pace_with_the_new_data() -> None:
     assert paced.steps_for(0) == 1
 
 
+def test_examples_keep_each_games_margin_and_the_trainer_blends_it_in(tmp_path: Path) -> None:
+    import numpy as np
+
+    from imago.nn.dataset import ShardArrays, unpack
+    from imago.nn.rl_train import load_window, value_targets
+
+    folder = RunFolder(tmp_path / "run")
+    config = _config(**{"selfplay.parallel": 4, "selfplay.max_moves": 0})
+    init(folder, config)
+    bootstrap(folder, config)
+    self_play(folder, config, games=4, worker="w")
+    window = load_window(folder.example_files(0))
+    assert window.margin is not None and len(window.margin) == len(window)
+    margin, result = window.margin.astype(np.float32), window.value.astype(np.float32)
+    assert (np.sign(margin) == result).all() and (np.abs(margin) <= 1).all()
+    batch = unpack(window, 4, 6)  # legal4 planes on 6x6
+    assert value_targets(batch, 0.0) is batch  # AlphaZero's target: the result alone
+    blended = value_targets(batch, 0.25).value
+    assert blended == pytest.approx(0.75 * result + 0.25 * margin)
+    # a window reaching back before margins were kept has none
+    old = ShardArrays(window.planes, window.legal, window.policy, window.value, window.game,
+                      window.target)  # fmt: skip
+    assert ShardArrays.concat([old, window]).margin is None
+    assert ShardArrays.concat([window, window]).margin is not None
+
+
+def test_a_score_weight_without_margins_or_out_of_range_is_refused(tmp_path: Path) -> None:
+    from imago.nn.dataset import ShardArrays
+    from imago.nn.rl_train import StepsConfig, load_window, train_steps
+
+    with pytest.raises(ValueError, match="score_weight is a share"):
+        _config(**{"train.score_weight": 1.5})
+    folder = RunFolder(tmp_path / "run")
+    config = _config(**{"selfplay.parallel": 4})
+    init(folder, config)
+    bootstrap(folder, config)
+    self_play(folder, config, games=4, worker="w")
+    window = load_window(folder.example_files(0))
+    old = ShardArrays(window.planes, window.legal, window.policy, window.value, window.game,
+                      window.target)  # fmt: skip
+    out = tmp_path / "next.pt"
+    with pytest.raises(ValueError, match="final margins"):
+        train_steps(folder.model_path(0), old, out, tmp_path / "ckpt.pt",
+                    StepsConfig(steps=2, batch_size=8, score_weight=0.5), tag=1)  # fmt: skip
+    assert not out.exists()  # refused before any step
+
+
 def test_a_window_is_listed_again_when_a_worker_merges_under_it(tmp_path: Path) -> None:
     # Found by the test below: the trainer listed a following worker's game file, the worker
     # merged it into a chunk, and reading the listed file failed. Reading lists again.

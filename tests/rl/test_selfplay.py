@@ -45,6 +45,9 @@ def test_games_are_legal_complete_and_teach_what_the_search_found(
         if final.is_over() and spec.game == "othello":  # type: ignore[attr-defined]
             outcome = final.outcome()  # type: ignore[attr-defined]
             assert record.winner == (0 if outcome.winner is None else int(outcome.winner))
+            black_lead = (outcome.black_score or 0.0) - (outcome.white_score or 0.0)
+            assert record.margin_for(1, 36) == pytest.approx(black_lead / 36)
+            assert record.margin_for(2, 36) == pytest.approx(-black_lead / 36)
         assert len(record.targets) == record.full_searches
         assert record.full_searches + record.fast_searches == len(record.actions)
         for move, chosen, legal, target in zip(
@@ -55,6 +58,30 @@ def test_games_are_legal_complete_and_teach_what_the_search_found(
             assert legal[chosen] and chosen == record.actions[move]
         assert set(record.to_play) <= {1, 2}
     assert stats.evaluations > 0 and stats.examples == sum(len(g.targets) for g in games)
+
+
+@pytest.mark.parametrize(
+    ("winner", "score", "resigned", "color", "area", "margin"),
+    [
+        # a counted game: Black's lead over the board's area, for each side
+        (1, 20.0, 0, 1, 36, 20 / 36),
+        (1, 20.0, 0, 2, 36, -20 / 36),
+        (2, -7.0, 0, 2, 81, 7 / 81),
+        (0, 0.0, 0, 1, 64, 0.0),
+        # a Go lead larger than the board (komi, captures under territory rules) is clipped
+        (1, 90.0, 0, 1, 81, 1.0),
+        (1, 90.0, 0, 2, 81, -1.0),
+        # a resignation counts as the largest loss for the side that resigned
+        (1, 0.0, 2, 1, 81, 1.0),
+        (1, 0.0, 2, 2, 81, -1.0),
+    ],
+)
+def test_a_games_margin_for_each_side(
+    winner: int, score: float, resigned: int, color: int, area: int, margin: float
+) -> None:
+    record = FinishedGame(0, [], winner, score, resigned)
+    assert record.margin_for(color, area) == pytest.approx(margin)
+    assert np.sign(record.margin_for(color, area)) == record.outcome_for(color)
 
 
 def test_fast_searches_move_the_game_on_without_teaching() -> None:
