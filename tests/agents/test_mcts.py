@@ -670,3 +670,78 @@ def test_mcts_passes_only_when_passing_is_right() -> None:
     outcome = state.outcome()
     assert early_passes == 0
     assert outcome is not None and outcome.winner == 1 and outcome.margin > 20
+
+
+@pytest.mark.parametrize(
+    ("diff", "area", "weight", "value"),
+    [
+        (10.0, 64, 0.0, 1.0),  # results only: any win is 1, a draw 0.5, any loss 0
+        (-2.0, 64, 0.0, 0.0),
+        (0.0, 64, 0.0, 0.5),
+        (32.0, 64, 1.0, 0.75),  # margin only: half the board is three quarters
+        (-64.0, 64, 1.0, 0.0),
+        (18.0, 36, 0.5, 0.875),  # half of each: 0.5 + 0.5 * (0.5 * 1 + 0.5 * 0.5)
+        (-90.5, 81, 0.5, 0.0),  # a Go margin past the board's area is clipped
+    ],
+)
+def test_a_finished_games_value_blends_result_and_margin(
+    diff: float, area: int, weight: float, value: float
+) -> None:
+    assert kt.terminal_value(diff, area, weight) == pytest.approx(value)
+
+
+# White to move, five empty squares; every move wins, by (the exact solver's scores)
+# a3 +36, e1 +30, f8 +28, a8 +12.
+ALL_WINS = """
+O X X X - X O O
+X X X X X X O O
+- X X X O O O O
+O X X O O X O O
+O X O X X X X O
+O X O O X O X O
+X X O O O X X O
+- - O O X - X O
+"""
+
+
+class _EvenEvaluator:
+    """Uniform priors and an even value at every leaf, with the given ``score_weight``: only
+    the finished games the search reaches tell the moves apart."""
+
+    history = 1
+    needs_states = False
+
+    def __init__(self, score_weight: float) -> None:
+        self.score_weight = score_weight
+
+    def evaluate(self, leaves: LeafBatch, count: int) -> Evaluation:
+        legal = leaves.legal[:count].astype(np.float64)
+        priors = legal / np.maximum(legal.sum(axis=1, keepdims=True), 1.0)
+        return Evaluation(np.full(count, 0.5), priors)
+
+
+@pytest.mark.parametrize("weight", [0.0, 1.0])
+def test_finished_games_are_valued_on_the_evaluators_scale(weight: float) -> None:
+    from imago.agents.othello.endgame import parse_board
+    from imago.core.color import Color
+
+    white, black = parse_board(ALL_WINS, "O")
+    state = OthelloState.from_bitboards(white, black, Color.WHITE, 8)
+    config = MCTSConfig()
+    game_view = search_game(state, config, seed=1)
+    search = MCTS(config, PUCT(), _EvenEvaluator(weight), np.random.default_rng(1), per_root=4)
+    tree = search.new_tree(game_view)
+    search.begin(tree, game_view, 3000)
+    search.run(game_view, tree, 3000)
+    edges = tree.edges(tree.root)
+    visits = tree.ef[edges, kt.E_N]
+    values = tree.ef[edges, kt.E_W] / np.maximum(visits, 1)
+    actions = tree.ei[edges, kt.E_ACTION]
+    chosen = Move.from_action(int(actions[int(np.argmax(visits))]), 8)
+    # (each average keeps the even 0.5 of the first visits, before the games were finished)
+    if weight == 0.0:  # every move wins: all are worth about 1, whatever the margin
+        assert values.min() > 0.95
+    else:  # worth their margins: the largest, a3 by 36 discs, is found
+        assert chosen.to_algebraic() == "a3"
+        assert values.max() == pytest.approx(0.5 + 0.5 * 36 / 64, abs=0.02)
+        assert values.min() < 0.5 + 0.5 * 20 / 64  # a8 wins by 12 only

@@ -198,6 +198,31 @@ def test_examples_keep_each_games_margin_and_the_trainer_blends_it_in(tmp_path: 
     assert ShardArrays.concat([window, window]).margin is not None
 
 
+def test_networks_say_how_their_values_count_finished_games(tmp_path: Path) -> None:
+    from imago.nn.evaluator import NetworkEvaluator
+    from imago.nn.rl_train import initial_model
+
+    folder = RunFolder(tmp_path / "run")
+    config = _config(**{"train.score_weight": 0.5, "train.steps": 4, "selfplay.parallel": 4})
+    init(folder, config)
+    bootstrap(folder, config)
+    self_play(folder, config, games=4, worker="w")
+    assert train(folder, config) == 1
+
+    def weight(path: Path) -> float:
+        return NetworkEvaluator.load(path, backend="torch").score_weight
+
+    assert weight(folder.model_path(0)) == weight(folder.model_path(1)) == 0.5
+    # a network started from another keeps the meaning its values were trained with
+    kept = tmp_path / "kept.pt"
+    initial_model(kept, game="othello", size=6, arch="b1c8", features="legal4", seed=0,
+                  start=folder.model_path(1), score_weight=0.0)  # fmt: skip
+    assert weight(kept) == 0.5
+    plain = tmp_path / "plain.pt"
+    initial_model(plain, game="othello", size=6, arch="b1c8", features="legal4", seed=0)
+    assert weight(plain) == 0.0
+
+
 def test_a_score_weight_without_margins_or_out_of_range_is_refused(tmp_path: Path) -> None:
     from imago.nn.dataset import ShardArrays
     from imago.nn.rl_train import StepsConfig, load_window, train_steps

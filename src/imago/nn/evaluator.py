@@ -53,6 +53,8 @@ class NetworkEvaluator:
         self.session = session
         self.symmetries = symmetries
         self.has_value = network.has_value
+        self.score_weight = network.score_weight
+        """How the search should value finished games to match this network's value head."""
         self.calls = 0
         self.positions = 0
         self._lock = threading.Lock()
@@ -169,6 +171,11 @@ class BoardEvaluator:
     def history(self) -> int:
         """Boards of history the network reads (1 until one is loaded)."""
         return 1 if self.current is None else self.current.history
+
+    @property
+    def score_weight(self) -> float:
+        """The current network's share of margin in its values (0 before one is loaded)."""
+        return 0.0 if self.current is None else self.current.score_weight
 
     @property
     def spec(self) -> ModelSpec:

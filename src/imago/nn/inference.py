@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -62,10 +63,18 @@ def symmetry_list(count: int) -> list[int]:
 class Network:
     """A loaded model ready to evaluate game states."""
 
-    def __init__(self, net: Net, spec: ModelSpec, device: torch.device | None = None) -> None:
+    def __init__(
+        self,
+        net: Net,
+        spec: ModelSpec,
+        device: torch.device | None = None,
+        info: dict[str, Any] | None = None,
+    ) -> None:
         self.spec = spec
         self.device = device or torch.device("cpu")
         self.net = net.to(self.device).eval()
+        self.info = info or {}
+        """The model file's training info (see :class:`imago.nn.store.LoadedModel`)."""
 
     @classmethod
     def load(
@@ -79,11 +88,17 @@ class Network:
         """Load a model file (see :func:`imago.nn.store.load_model`) onto ``device``."""
         target = resolve_device(device)
         loaded: LoadedModel = load_model(path, game=game, size=size, device=target)
-        return cls(loaded.net, loaded.spec, target)
+        return cls(loaded.net, loaded.spec, target, loaded.info)
 
     @property
     def has_value(self) -> bool:
         return self.net.has_value
+
+    @property
+    def score_weight(self) -> float:
+        """The share of final margin in the value head's training target (0: results only;
+        see :attr:`imago.nn.rl_train.StepsConfig.score_weight`), from the model file."""
+        return float(self.info.get("score_weight", 0.0))
 
     def evaluate(
         self, states: Sequence[GameState], *, symmetries: int = 1, mask: bool = True

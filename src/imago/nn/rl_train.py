@@ -292,7 +292,10 @@ def _train(
         parallel.plain_batch_norm(net)
     if rank == 0:
         atomic_torch_save(
-            model_payload(net, spec, {"tag": tag, "steps": config.steps}), Path(out_model)
+            model_payload(
+                net, spec, {"tag": tag, "steps": config.steps, "score_weight": config.score_weight}
+            ),
+            Path(out_model),
         )
     save()
     positions = max(1, int(sums["positions"]))
@@ -319,10 +322,13 @@ def initial_model(
     features: str,
     seed: int,
     start: Path | None = None,
+    score_weight: float = 0.0,
 ) -> dict[str, Any]:
     """Write a run's first network to ``path``: the model ``start`` (checked to be a dual-head
-    network for ``game`` on a ``size`` board), or random weights of ``arch`` on ``features``
-    seeded by ``seed``. Returns what it is (size name, feature set, parameters)."""
+    network for ``game`` on a ``size`` board; its values keep the meaning they were trained
+    with), or random weights of ``arch`` on ``features`` seeded by ``seed``, marked as valued
+    with ``score_weight`` (the run's: its searches value finished games so from the first
+    round). Returns what it is (size name, feature set, parameters)."""
     import torch
 
     from imago.nn.models import ModelError, parameter_count, parse_arch
@@ -331,6 +337,7 @@ def initial_model(
     if start is not None:
         loaded = load_model(start, game=game, size=size)
         net, spec = loaded.net, loaded.spec
+        score_weight = float(loaded.info.get("score_weight", 0.0))
     else:
         torch.manual_seed(seed)
         spec = ModelSpec(game, size, features, parse_arch(arch))
@@ -339,7 +346,8 @@ def initial_model(
         raise ModelError(
             f"{start or arch} has no value head: self-play needs a dual-head network (bBcC)"
         )
-    save_model(path, net, spec, {"source": str(start) if start else "random", "seed": seed})
+    source = str(start) if start else "random"
+    save_model(path, net, spec, {"source": source, "seed": seed, "score_weight": score_weight})
     return {"arch": spec.name, "features": spec.features, "parameters": parameter_count(net)}
 
 

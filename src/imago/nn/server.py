@@ -279,14 +279,19 @@ class InferenceServer:
 class RemoteEvaluator:
     """A search's evaluator whose network runs in an :class:`InferenceServer`: encodes the
     leaves here and sends them in one message. ``spec``: the served network's (as
-    :meth:`InferenceServer.set_model` answers it); ``generation``: which network to ask."""
+    :meth:`InferenceServer.set_model` answers it); ``generation``: which network to ask;
+    ``score_weight``: the share of margin in its values (see
+    :class:`imago.agents.mcts.evaluators.Evaluator`)."""
 
     needs_states = False
 
-    def __init__(self, address: Address, spec: ModelSpec, generation: int) -> None:
+    def __init__(
+        self, address: Address, spec: ModelSpec, generation: int, score_weight: float = 0.0
+    ) -> None:
         self.spec = spec
         self.history = spec.feature_set.history
         self.generation = generation
+        self.score_weight = score_weight
         self.calls = 0
         self.positions = 0
         try:

@@ -88,6 +88,7 @@ def bootstrap(folder: RunFolder, config: LoopConfig, report: Report = _quiet) ->
         features=config.features,
         seed=config.seed,
         start=Path(config.bootstrap) if config.bootstrap else None,
+        score_weight=config.train.score_weight,
     )
     export_onnx(path, folder.model_path(0, ".onnx"))
     folder.write_lineage(

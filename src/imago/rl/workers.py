@@ -89,16 +89,22 @@ class SelfPlayWorker:
         evaluator = NetworkEvaluator.load(path, backend="auto", device="cpu", threads=self.threads)
         self._use(evaluator, generation)
 
-    def set_server(self, generation: int, spec: ModelSpec, servers: dict[str, Address]) -> None:
+    def set_server(
+        self,
+        generation: int,
+        spec: ModelSpec,
+        servers: dict[str, Address],
+        score_weight: float = 0.0,
+    ) -> None:
         """Play with the network ``generation`` that this node's inference server holds
-        (``servers``: their addresses by node; ``spec``: the network's)."""
+        (``servers``: their addresses by node; ``spec`` and ``score_weight``: the network's)."""
         from imago.cluster import ClusterError, here
         from imago.nn.server import RemoteEvaluator
 
         node = here()
         if node not in servers:
             raise ClusterError(f"no inference server on this worker's node {node}")
-        self._use(RemoteEvaluator(servers[node], spec, generation), generation)
+        self._use(RemoteEvaluator(servers[node], spec, generation, score_weight), generation)
 
     def _use(self, evaluator: Any, generation: int) -> None:
         evaluator.check(self.spec.game, self.spec.size)
@@ -230,6 +236,12 @@ class SelfPlayPool:
             self._models = {generation: self.executor.share(model_files(self.folder, generation))}
         return self._models[generation]
 
+    def _score_weight(self, generation: int) -> float:
+        """The share of margin in the values of ``generation``'s network (its file says)."""
+        from imago.nn.store import load_model
+
+        return float(load_model(self.folder.model_path(generation)).info.get("score_weight", 0.0))
+
     def _send_model(self, slot: _Slot, generation: int) -> None:
         slot.generation = generation
         files = self._model(generation)
@@ -242,7 +254,8 @@ class SelfPlayPool:
             self._mend_servers(_quiet)
             specs = [s.load(generation, files) for s in self._servers.values()]
         addresses = {node: s.address for node, s in self._servers.items()}
-        slot.loading = slot.actor.call("set_server", generation, specs[0], addresses)
+        weight = self._score_weight(generation)
+        slot.loading = slot.actor.call("set_server", generation, specs[0], addresses, weight)
 
     # -- inference servers -------------------------------------------------------------------------
     def _start_server(self, node: str) -> _Server:

@@ -115,11 +115,13 @@ def pass_is_timely(s: np.ndarray, size: int, moves: int) -> bool:
 
 
 @numba.njit(cache=True, nogil=True)
-def area_value(s: np.ndarray, size: int, komi: float) -> float:
-    """The Tromp-Taylor result of ``s`` for the player to move: 1, 0.5 or 0."""
+def area_value(s: np.ndarray, size: int, komi: float, weight: float) -> float:
+    """The Tromp-Taylor result of ``s`` for the player to move: 1, 0.5 or 0, with ``weight``
+    of it the margin (:func:`imago.agents.mcts._tree.terminal_value`)."""
     b, w = gf.area_score(s, size)
     diff = b - w - komi
-    return outcome(diff if s[gf.header(size) + gf.F_TO_PLAY] == 1 else -diff)
+    mine = diff if s[gf.header(size) + gf.F_TO_PLAY] == 1 else -diff
+    return kt.terminal_value(mine, size * size, weight)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -133,10 +135,12 @@ def ended_value(
     first: np.ndarray,
     policy: int,
     table: np.ndarray,
+    weight: float,
 ) -> float:
     """``ENDED_CAUTIOUS``: the value, for the player to move, of ``s`` ended by two passes. The
     player who passed last ended the game and is credited with the worse of its Tromp-Taylor
-    count and its played-out score (``s`` is played out in place, passes forgotten)."""
+    count and its played-out score (``s`` is played out in place, passes forgotten); ``weight``
+    of each is its margin (:func:`imago.agents.mcts._tree.terminal_value`)."""
     h = gf.header(size)
     mover = s[h + gf.F_TO_PLAY]
     b, w = gf.area_score(s, size)
@@ -146,7 +150,10 @@ def ended_value(
     if mover == 1:  # White passed last
         counted = -counted
         played = -played
-    return 1.0 - min(outcome(counted), outcome(played))
+    area = size * size
+    return 1.0 - min(
+        kt.terminal_value(counted, area, weight), kt.terminal_value(played, area, weight)
+    )
 
 
 @numba.njit(cache=True, nogil=True)
@@ -301,7 +308,9 @@ def run_playouts(
         first[:] = 0
         color = work[h + gf.F_TO_PLAY]
         if ni[node, kt.N_COUNT] == 0:
-            value = ended_value(work, size, komi, suicide, max_moves, rng, first, policy, table)
+            value = ended_value(
+                work, size, komi, suicide, max_moves, rng, first, policy, table, 0.0
+            )  # a playout search: results only
         else:
             score = playout(work, size, komi, suicide, max_moves, rng, first, policy, table)
             value = outcome(score if color == 1 else -score)
@@ -385,12 +394,14 @@ def collect_leaves(
             fresh_root = False
             while True:
                 if ni[node, kt.N_COUNT] == 0:
+                    weight = knobs[kt.K_SCORE_WEIGHT]
                     if ended == ENDED_AREA:
-                        outcome_value = area_value(work, size, komi)
+                        outcome_value = area_value(work, size, komi, weight)
                     else:
                         outcome_value = ended_value(
-                            work, size, komi, suicide, 4 * nn, rng, first, POLICY_PATTERN, table
-                        )
+                            work, size, komi, suicide, 4 * nn, rng, first, POLICY_PATTERN, table,
+                            weight,
+                        )  # fmt: skip
                     break
                 if depth == 0 and (ni[node, kt.N_FLAGS] & (kt.EVALUATED | kt.PENDING)) == 0:
                     ni[node, kt.N_FLAGS] |= kt.PENDING  # a new root: evaluated first

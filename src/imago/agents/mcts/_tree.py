@@ -58,7 +58,19 @@ K_NOISE_FRACTION = 5
 K_VIRTUAL_LOSS = 6
 K_GUMBEL_VISITS = 7
 K_GUMBEL_SCALE = 8
-KNOBS = 9
+K_SCORE_WEIGHT = 9
+KNOBS = 10
+
+
+@numba.njit(cache=True, nogil=True)
+def terminal_value(diff: float, area: float, weight: float) -> float:
+    """A finished game's value in ``[0, 1]`` for the player ``diff`` is counted for: its result
+    (1 win, 0.5 draw, 0 loss) with ``weight`` of it the final margin over the board's ``area``
+    instead (clipped), on the scale of a value head trained with that share of margin
+    (:attr:`imago.agents.mcts.MCTSConfig.score_weight`)."""
+    result = 1.0 if diff > 0 else (-1.0 if diff < 0 else 0.0)
+    margin = min(1.0, max(-1.0, diff / area))
+    return 0.5 + 0.5 * ((1.0 - weight) * result + weight * margin)
 
 
 @numba.njit(cache=True, nogil=True)

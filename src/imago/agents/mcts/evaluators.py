@@ -93,7 +93,10 @@ class Evaluator(Protocol):
     """Evaluates a batch of leaves: ``evaluate(leaves, count) -> Evaluation``.
 
     ``history`` is how many boards per leaf it reads (1: the leaf's own), ``needs_states``
-    whether it needs the game states (playouts do).
+    whether it needs the game states (playouts do). An evaluator whose values mix in the final
+    margin (a network trained with ``score_weight``) says so with a ``score_weight``
+    attribute, and the search values finished games in the tree on the same scale
+    (:func:`imago.agents.mcts._tree.terminal_value`); without it, by their results.
     """
 
     @property

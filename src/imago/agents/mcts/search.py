@@ -136,6 +136,7 @@ class MCTS:
         draw their Dirichlet noise (once per search; ``noise=False``: none) and, under the
         Gumbel rule, their halving schedules (Gumbel noise: :meth:`gumbel_noise`)."""
         n_roots = game.roots
+        self.knobs[kt.K_SCORE_WEIGHT] = getattr(self.evaluator, "score_weight", 0.0)
         if self._noise.shape != (n_roots, game.num_actions):
             self._started = np.zeros(n_roots, dtype=np.int64)
             self._noise = np.full((n_roots, game.num_actions), -1.0)

@@ -247,7 +247,10 @@ def collect_leaves(
             n = -1
             while True:
                 if ni[node, kt.N_COUNT] == 0:
-                    outcome_value = outcome(final_score(p, o, popcount(mask)))
+                    squares = popcount(mask)
+                    outcome_value = kt.terminal_value(
+                        final_score(p, o, squares), squares, knobs[kt.K_SCORE_WEIGHT]
+                    )
                     break
                 if depth == 0 and (ni[node, kt.N_FLAGS] & (kt.EVALUATED | kt.PENDING)) == 0:
                     ni[node, kt.N_FLAGS] |= kt.PENDING  # a new root: evaluated first
