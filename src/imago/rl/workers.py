@@ -220,6 +220,7 @@ class SelfPlayPool:
                 self._servers[node] = self._start_server(node)
         self._slots = [self._start(f"{self.base}w{i}") for i in range(workers)]
         self._models: dict[int, Any] = {}
+        self._weights: dict[int, float] = {}
         self._writers: dict[str, GameWriter] = {}
         self._following = False
         self.lost = 0
@@ -238,9 +239,12 @@ class SelfPlayPool:
 
     def _score_weight(self, generation: int) -> float:
         """The share of margin in the values of ``generation``'s network (its file says)."""
-        from imago.nn.store import load_model
+        if generation not in self._weights:
+            from imago.nn.store import load_model
 
-        return float(load_model(self.folder.model_path(generation)).info.get("score_weight", 0.0))
+            info = load_model(self.folder.model_path(generation)).info
+            self._weights = {generation: float(info.get("score_weight", 0.0))}
+        return self._weights[generation]
 
     def _send_model(self, slot: _Slot, generation: int) -> None:
         slot.generation = generation
