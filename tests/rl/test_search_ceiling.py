@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import numpy as np
 import pytest
@@ -15,6 +16,7 @@ from imago.rl.config import smoke_config
 from imago.rl.folder import RunFolder
 from imago.rl.selfplay import GameSpec
 from imago.rl.stages import init
+from imago.rl.validate import solver_positions
 
 _SCRIPT = Path(__file__).parents[2] / "bench" / "search_ceiling.py"
 
@@ -27,43 +29,33 @@ def _script() -> ModuleType:
     return module
 
 
-# White to move, five empty squares; the exact solver's best is a3, winning by 36 discs.
-ALL_WINS = """
-O X X X - X O O
-X X X X X X O O
-- X X X O O O O
-O X X O O X O O
-O X O X X X X O
-O X O O X O X O
-X X O O O X X O
-- - O O X - X O
-"""
+def _positions(tmp_path: Path, count: int) -> tuple[Path, list[Any], np.ndarray]:
+    """A run folder with ``count`` solver-labelled 6x6 positions of at most 8 empties, and
+    the positions with their moves' exact scores."""
+    run = tmp_path / "run"
+    config = smoke_config(GameSpec("othello", 6)).with_changes(
+        {"solver_positions": count, "solver_empties": 8}
+    )
+    init(RunFolder(run), config)
+    states, scores = solver_positions(RunFolder(run), config)
+    return run, states, scores
 
 
-@pytest.mark.parametrize(
-    ("weight", "to_play", "value"),
-    [
-        (0.0, 2, 1.0),  # White wins: a win is worth 1 on the results' scale
-        (1.0, 2, 0.5 + 0.5 * 36 / 64),  # by 36 discs of 64
-        (0.5, 2, 0.5 + 0.5 * (0.5 + 0.5 * 36 / 64)),
-    ],
-)
-def test_a_leaf_is_worth_its_exact_score(weight: float, to_play: int, value: float) -> None:
-    board = np.array(
-        [{"-": 0, "X": 1, "O": 2}[ch] for ch in ALL_WINS.split()], dtype=np.int8
-    )  # row by row from a1, as the leaves keep it
-    evaluator = _script().SolverValues(8, weight)
-    assert evaluator.value(board, to_play) == pytest.approx(value)
+@pytest.mark.parametrize("weight", [0.0, 0.5, 1.0])
+def test_a_leaf_is_worth_its_best_moves_exact_score(tmp_path: Path, weight: float) -> None:
+    _, states, scores = _positions(tmp_path, 4)
+    evaluator = _script().SolverValues(6, weight)
+    for state, row in zip(states, scores, strict=True):
+        top = int(row.max())  # the position's exact score: its best move's
+        expected = 0.5 + 0.5 * ((1 - weight) * np.sign(top) + weight * top / 36)
+        board = state.board().reshape(-1)  # 0 empty, 1 black, 2 white, as the leaves keep it
+        assert evaluator.value(board, int(state.to_play)) == pytest.approx(expected)
 
 
 def test_the_ceiling_of_a_runs_positions(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    run = tmp_path / "run"
-    config = smoke_config(GameSpec("othello", 6)).with_changes(
-        {"solver_positions": 4, "solver_empties": 8}
-    )
-    init(RunFolder(run), config)
+    run, _, _ = _positions(tmp_path, 4)
     args = [str(run), "--positions", "4", "--empties", "8", "--simulations", "40"]
     assert _script().main([*args, "--score-weight", "0", "1"]) == 0
     lines = capsys.readouterr().out.splitlines()
