@@ -22,7 +22,6 @@ The run folder must hold the positions (made by the first ``imago rl validate
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 from typing import Any
 
@@ -32,8 +31,8 @@ from imago.agents.base import Limit
 from imago.agents.mcts import Evaluation, LeafBatch
 from imago.agents.othello.endgame import EndgameSolver
 from imago.nn.az import AZAgent, AZOptions
-from imago.rl.config import LoopConfig
 from imago.rl.folder import RunFolder
+from imago.rl.stages import load_config
 from imago.rl.validate import best_moves, result_keeping_moves, solver_positions
 
 
@@ -119,18 +118,27 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--priors", type=Path, help="a model whose priors the search uses")
     args = parser.parse_args(argv)
     folder = RunFolder(args.run)
-    config = LoopConfig.from_json(json.loads((args.run / "run.json").read_text())["config"])
+    try:
+        config = load_config(folder)
+    except ValueError as error:  # no run there, or settings it cannot read: say so
+        parser.error(str(error))
     if config.spec.game != "othello":
         parser.error("the solver's positions are Othello positions; this run plays Go")
     config = config.with_changes(
         {"solver_positions": args.positions, "solver_empties": args.empties}
     )
+    if not any(folder.validation_dir.glob(f"solver-*-{args.positions}-{args.empties}.npz")):
+        print(f"labelling {args.positions} positions with the exact solver (once per run) ...")
     states, scores = solver_positions(folder, config)
     priors = None
     if args.priors:
         from imago.nn.evaluator import NetworkEvaluator
+        from imago.nn.models import ModelError
 
-        priors = NetworkEvaluator.load(args.priors, game="othello", size=config.spec.size)
+        try:
+            priors = NetworkEvaluator.load(args.priors, game="othello", size=config.spec.size)
+        except ModelError as error:
+            parser.error(f"--priors: {error}")
     for weight in args.score_weight:
         evaluator = SolverValues(config.spec.size, weight, priors)
         shares = ceiling(states, scores, evaluator, args.simulations, args.rule)

@@ -91,7 +91,7 @@ class StepsConfig:
         )
 
 
-def check_margins(margin: Any, score_weight: float) -> None:
+def check_margins(margin: np.ndarray | None, score_weight: float) -> None:
     """A clear error when ``score_weight`` asks for margins the examples lack."""
     if score_weight > 0 and margin is None:
         raise ValueError(

@@ -32,12 +32,6 @@ ENDED_CAUTIOUS = 1
 
 
 @numba.njit(cache=True, nogil=True)
-def outcome(diff: float) -> float:
-    """1 for a win, 0.5 for a draw, 0 for a loss."""
-    return 1.0 if diff > 0 else (0.0 if diff < 0 else 0.5)
-
-
-@numba.njit(cache=True, nogil=True)
 def playout(
     s: np.ndarray,
     size: int,
@@ -313,7 +307,7 @@ def run_playouts(
             )  # a playout search: results only
         else:
             score = playout(work, size, komi, suicide, max_moves, rng, first, policy, table)
-            value = outcome(score if color == 1 else -score)
+            value = kt.outcome(score if color == 1 else -score)
         kt.backup(path_n, path_e, depth, node, value, first, nn, amaf, 0.0, ni, nf, ef, ei)
         if queued[0] >= capacity and capacity > 0 and guide_visits > 0:
             return sim + 1
@@ -495,4 +489,4 @@ def playout_values(
         s = states[b]
         color = s[h + gf.F_TO_PLAY]
         score = playout(s, size, komi, suicide, max_moves, rng, first, policy, table)
-        out[b] = outcome(score if color == 1 else -score)
+        out[b] = kt.outcome(score if color == 1 else -score)

@@ -63,14 +63,19 @@ KNOBS = 10
 
 
 @numba.njit(cache=True, nogil=True)
+def outcome(diff: float) -> float:
+    """A result for the player ``diff`` is counted for: 1 a win, 0.5 a draw, 0 a loss."""
+    return 1.0 if diff > 0 else (0.0 if diff < 0 else 0.5)
+
+
+@numba.njit(cache=True, nogil=True)
 def terminal_value(diff: float, area: float, weight: float) -> float:
     """A finished game's value in ``[0, 1]`` for the player ``diff`` is counted for: its result
     (1 win, 0.5 draw, 0 loss) with ``weight`` of it the final margin over the board's ``area``
     instead (clipped), on the scale of a value head trained with that share of margin
     (:attr:`imago.agents.mcts.MCTSConfig.score_weight`)."""
-    result = 1.0 if diff > 0 else (-1.0 if diff < 0 else 0.0)
     margin = min(1.0, max(-1.0, diff / area))
-    return 0.5 + 0.5 * ((1.0 - weight) * result + weight * margin)
+    return (1.0 - weight) * outcome(diff) + weight * (0.5 + 0.5 * margin)
 
 
 @numba.njit(cache=True, nogil=True)

@@ -36,12 +36,6 @@ def apply(p: np.uint64, o: np.uint64, action: int, size: int) -> tuple[np.uint64
 
 
 @numba.njit(cache=True, nogil=True)
-def outcome(diff: float) -> float:
-    """1 for a win, 0.5 for a draw, 0 for a loss."""
-    return 1.0 if diff > 0 else (0.0 if diff < 0 else 0.5)
-
-
-@numba.njit(cache=True, nogil=True)
 def playout(
     p: np.uint64,
     o: np.uint64,
@@ -133,9 +127,9 @@ def run_playouts(
             node = child
         first[:] = 0
         if ni[node, kt.N_COUNT] == 0:
-            value = outcome(final_score(p, o, popcount(mask)))
+            value = kt.outcome(final_score(p, o, popcount(mask)))
         else:
-            value = outcome(playout(p, o, color, mask, size, rng, first))
+            value = kt.outcome(playout(p, o, color, mask, size, rng, first))
         kt.backup(path_n, path_e, depth, node, value, first, nn, amaf, 0.0, ni, nf, ef, ei)
     return count
 
@@ -329,4 +323,4 @@ def playout_values(
     first = np.zeros(size * size + 1, dtype=np.int8)
     for b in range(count):
         diff = playout(states[b, 0], states[b, 1], int(states[b, 2]), mask, size, rng, first)
-        out[b] = outcome(diff)
+        out[b] = kt.outcome(diff)
