@@ -10,6 +10,7 @@ import pytest
 
 from imago.agents.othello.endgame import EndgameSolver, SearchAborted, parse_board
 from imago.agents.othello.weights import load_pattern_weights
+from imago.core.color import Color
 from imago.core.errors import InvalidMoveError
 from imago.games.othello import OthelloState, new_game
 
@@ -193,3 +194,115 @@ def test_parse_board_errors() -> None:
     with pytest.raises(InvalidMoveError):
         parse_board("-" * 64, "Q")
     assert parse_board("X" + "-" * 62 + "O", "O") == (1 << 63, 1)
+
+
+# -- stable discs: the bound of the stability cutoff ---------------------------------------------
+def _bits(diagram: str, mark: str) -> np.uint64:
+    squares = "".join(diagram.split())
+    return np.uint64(sum(1 << i for i, ch in enumerate(squares) if ch in mark))
+
+
+STABLE_CASES = [
+    # X to move; "*" is an X disc that must be found stable, "x" one that must not.
+    (
+        "a corner and the edge run it anchors; the disc past a gap is not stable",
+        """
+        ***-x---
+        *O------
+        --------
+        ---OX---
+        ---XO---
+        --------
+        --------
+        --------
+        """,
+    ),
+    (
+        "a full edge is stable whoever owns its corners",
+        """
+        O**OO**O
+        -x------
+        --------
+        ---OX---
+        ---XO---
+        --------
+        --------
+        -------O
+        """,
+    ),
+    (
+        "a full column with no corner of X's: stable along it, its edge discs stable",
+        """
+        O-------
+        *x------
+        *-------
+        *--OX---
+        *--XO---
+        *-------
+        *-------
+        O-------
+        """,
+    ),
+    (
+        "a full board: every disc",
+        """
+        ****OOOO
+        ****OOOO
+        ****OOOO
+        ****OOOO
+        OOOO****
+        OOOO****
+        OOOO****
+        OOOO****
+        """,
+    ),
+    (
+        "no corner, no full line: nothing",
+        """
+        -xxx----
+        -xxO----
+        --xOO---
+        ---OX---
+        ---XO---
+        --------
+        --------
+        --------
+        """,
+    ),
+]
+
+
+@pytest.mark.parametrize("diagram", [c[1] for c in STABLE_CASES], ids=[c[0] for c in STABLE_CASES])
+def test_stable_discs(diagram: str) -> None:
+    from imago.agents.othello._endgame import stable_discs
+
+    p = _bits(diagram, "*x")
+    o = _bits(diagram, "O")
+    assert stable_discs(p, o, 8) == _bits(diagram, "*")
+
+
+@pytest.mark.parametrize("size", [8, 6])
+def test_stable_discs_never_flip_and_include_the_edge_runs(size: int) -> None:
+    """Along random games, the discs found stable keep their colour to the end, and include
+    the corner-anchored edge runs of the evaluation."""
+    from imago.agents.othello._endgame import stable_discs
+    from imago.agents.othello._kernels import edge_stable
+
+    rng = np.random.default_rng(size)
+    found = 0
+    for _ in range(60):
+        state = new_game(size)
+        history = []
+        while not state.is_over():
+            moves = state.legal_moves()
+            state = state.play(moves[int(rng.integers(len(moves)))])
+            mover, other = state.bitboards()
+            history.append((mover, other) if state.to_play is Color.BLACK else (other, mover))
+        for i, (black, white) in enumerate(history):
+            for colour, (mine, theirs) in enumerate(((black, white), (white, black))):
+                stable = int(stable_discs(np.uint64(mine), np.uint64(theirs), size))
+                assert int(edge_stable(np.uint64(mine), np.uint64(theirs), size)) & ~stable == 0
+                found += bin(stable).count("1")
+                for later in history[i + 1 :]:
+                    assert int(later[colour]) & stable == stable
+    assert found > 0

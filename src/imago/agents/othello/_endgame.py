@@ -14,12 +14,17 @@ Negamax with alpha-beta over bitboards (see :mod:`imago.games.othello.bitboard`)
   pattern evaluation (``PATTERN_DEPTHS``), from ``PROBE_EMPTIES`` up one with a cheap
   mobility / corner evaluation (``PROBE_DEPTHS``), below it fastest-first (fewest replies
   for the opponent, corners first); principal variation search with null windows, and a
+  stability cutoff (:func:`stable_discs`: the opponent's stable discs bound the score).
+* ``solve_shallow`` (``SMALL`` < empties <= ``SHALLOW``): no table, fastest-first order, the
   stability cutoff.
-* ``solve_shallow`` (``SMALL`` < empties <= ``SHALLOW``): no table, fastest-first order.
-* ``solve_small`` (<= ``SMALL`` empties): iterates over the empty squares in parity order
-  (odd quadrants first; corners first and X / C squares last within a parity), no move
-  generation; ``solve_3``, ``solve_2`` and ``solve_1`` take the empty squares as arguments,
-  and ``solve_1`` counts the last move's flips without playing it.
+* ``solve_small`` (<= ``SMALL`` empties) packs the empty squares into one word, corners first
+  and X / C squares last, for ``solve_list``: no move ordering, the legal squares of the
+  quadrants with an odd number of empties first (parity kept as four bits, updated per move),
+  and the stability cutoff from 5 empties up;
+  ``solve_3``, ``solve_2`` and ``solve_1`` take the empty squares as arguments, and
+  ``solve_1`` counts the last move's flips without playing it. These leaf solvers return
+  ``(score, nodes)`` instead of taking ``stats``: an array argument costs two atomic
+  reference-count updates per call, a fifth of their time.
 
 Move lists live in a preallocated ``scratch`` array (one row per number of empties, see
 :func:`new_scratch`), so the search allocates nothing per node.
@@ -58,8 +63,10 @@ from imago.agents.othello._kernels import (
 from imago.agents.othello.patterns import evaluate
 from imago.games.othello.bitboard import final_score, flips, legal_moves, lowest_square, popcount
 
-SMALL = 6
+SMALL = 7
+"""Up to this many empties: :func:`solve_small` (parity order, no move ordering)."""
 SHALLOW = 9
+"""Up to this many empties: no transposition table (:func:`solve_shallow`)."""
 INF = 127
 PROBE_EMPTIES = 12
 PROBE_DEPTHS = np.array([0] * 12 + [1] * 4 + [2] * 2 + [3] * 4 + [4] * 43, dtype=np.int64)
@@ -71,7 +78,9 @@ PATTERN_DEPTHS = np.array([0] * 18 + [1] * 4 + [2] * 2 + [3] * 41, dtype=np.int6
 """Depth of the pattern-evaluation probe by number of empties (from ``PATTERN_EMPTIES`` up)."""
 GUESS_DEPTHS = np.array([6] * 22 + [8] * 43, dtype=np.int64)
 """Depth of the pattern-evaluation search that gives the root's first guess, by empties."""
-ETC_EMPTIES = 10
+ETC_EMPTIES = 12
+"""Enhanced transposition cutoffs from this many empties up (below, the extra table probes
+cost more than the searches they save)."""
 MOBILITY_WEIGHT = 8
 PATTERN_MOBILITY_WEIGHT = 100
 """Weight of the opponent's mobility beside the pattern probe (hundredths of a disc)."""
@@ -84,9 +93,31 @@ TT_MOVE = 2
 TT_EMPTIES = 3
 
 
+_SQUARE = 0
+_KEY = 64
+_FLIPS = 128
+
+
 def new_scratch() -> np.ndarray:
-    """Per-depth move-ordering buffers (row = empties) so the search allocates nothing."""
-    return np.zeros((65, 128), dtype=np.int64)
+    """Per-depth move lists (row = empties) so the search allocates nothing: the moves sorted
+    by their ordering keys (columns from ``_SQUARE``), the keys (from ``_KEY``) and each move's
+    flips (from ``_FLIPS``, the word's bits as an ``int64``)."""
+    return np.zeros((65, 192), dtype=np.int64)
+
+
+@numba.njit(cache=True, inline="always")
+def _insert(scratch: np.ndarray, n: int, count: int, sq: int, key: int, f: np.uint64) -> None:
+    """Insert a move into row ``n``'s ``count`` moves sorted by key (stable for ties), indexing
+    the scratch array directly: a row view would cost two reference-count updates per node."""
+    i = count
+    while i > 0 and scratch[n, _KEY + i - 1] > key:
+        scratch[n, _KEY + i] = scratch[n, _KEY + i - 1]
+        scratch[n, _SQUARE + i] = scratch[n, _SQUARE + i - 1]
+        scratch[n, _FLIPS + i] = scratch[n, _FLIPS + i - 1]
+        i -= 1
+    scratch[n, _KEY + i] = key
+    scratch[n, _SQUARE + i] = sq
+    scratch[n, _FLIPS + i] = np.int64(f)
 
 
 def new_table(bits: int = 20) -> tuple[np.ndarray, np.ndarray]:
@@ -98,10 +129,10 @@ def new_table(bits: int = 20) -> tuple[np.ndarray, np.ndarray]:
     return keys, data
 
 
-@numba.njit(cache=True)
-def solve_1(p: np.uint64, o: np.uint64, sq: int, squares: int, stats: np.ndarray) -> int:
-    """The exact score with one empty square ``sq`` on a board of ``squares`` squares."""
-    stats[0] += 1
+@numba.njit("int64(uint64, uint64, int64, int64)", cache=True)
+def solve_1(p: np.uint64, o: np.uint64, sq: int, squares: int) -> int:
+    """The exact score with one empty square ``sq`` on a board of ``squares`` squares (one
+    node; the caller counts it)."""
     np_ = popcount(p)
     f = flips(p, o, sq)
     if f:
@@ -111,6 +142,72 @@ def solve_1(p: np.uint64, o: np.uint64, sq: int, squares: int, stats: np.ndarray
         return 2 * np_ - squares - 2 * popcount(f)
     diff = 2 * np_ - squares + 1
     return diff + 1 if diff > 0 else diff - 1
+
+
+_LINE_SHIFTS = (1, 8, 9, 7)
+"""The four line directions as bit steps: east, south, south-east, south-west."""
+
+
+def _line_edges() -> np.ndarray:
+    """``LINE_EDGES[size, 2 * d + side]``: the squares of a ``size`` board whose neighbour in
+    line direction ``d`` (``side`` 0: the step of :data:`_LINE_SHIFTS`, 1: the opposite one) is
+    off the board."""
+    steps = ((0, 1), (1, 0), (1, 1), (1, -1))
+    edges = np.zeros((9, 8), dtype=np.uint64)
+    for size in (4, 6, 8):
+        for d, (dr, dc) in enumerate(steps):
+            for side, sign in ((0, 1), (1, -1)):
+                bits = 0
+                for r in range(size):
+                    for c in range(size):
+                        rr, cc = r + sign * dr, c + sign * dc
+                        if not (0 <= rr < size and 0 <= cc < size):
+                            bits |= 1 << (r * 8 + c)
+                edges[size, 2 * d + side] = bits
+    return edges
+
+
+LINE_EDGES = _line_edges()
+_S1 = np.uint64(1)
+_S7 = np.uint64(7)
+_S8 = np.uint64(8)
+_S9 = np.uint64(9)
+
+
+@numba.njit(cache=True, inline="always")
+def _full_lines(occupied: np.uint64, d: int, size: int) -> np.uint64:
+    """The occupied squares whose whole line in direction ``d`` is occupied: those joined to
+    the board's edge by occupied squares on both sides."""
+    step = np.uint64(_LINE_SHIFTS[d])
+    ahead = occupied & LINE_EDGES[size, 2 * d]
+    behind = occupied & LINE_EDGES[size, 2 * d + 1]
+    for _ in range(size - 1):
+        ahead |= occupied & (ahead >> step)
+        behind |= occupied & (behind << step)
+    return ahead & behind
+
+
+@numba.njit(cache=True)
+def stable_discs(p: np.uint64, o: np.uint64, size: int) -> np.uint64:
+    """Discs of ``p`` that can never flip on a ``size`` board: those that in each of the four
+    line directions lie on a full line, on the board's edge, or next to a stable own disc
+    (grown from the corners until nothing changes). A superset of the corner-anchored edge
+    runs that the midgame evaluation counts (:func:`imago.agents.othello._kernels.edge_stable`,
+    a feature of seed 002's evaluation, kept as it is so that its weights keep their meaning)."""
+    occupied = p | o
+    h = _full_lines(occupied, 0, size) | LINE_EDGES[size, 0] | LINE_EDGES[size, 1]
+    v = _full_lines(occupied, 1, size) | LINE_EDGES[size, 2] | LINE_EDGES[size, 3]
+    d9 = _full_lines(occupied, 2, size) | LINE_EDGES[size, 4] | LINE_EDGES[size, 5]
+    d7 = _full_lines(occupied, 3, size) | LINE_EDGES[size, 6] | LINE_EDGES[size, 7]
+    stable = U0
+    while True:
+        grown = p & (h | (stable << _S1) | (stable >> _S1))
+        grown &= v | (stable << _S8) | (stable >> _S8)
+        grown &= d9 | (stable << _S9) | (stable >> _S9)
+        grown &= d7 | (stable << _S7) | (stable >> _S7)
+        if grown == stable:
+            return stable
+        stable = grown
 
 
 @numba.njit(cache=True)
@@ -124,65 +221,58 @@ def _parity_odd(empty: np.uint64, size: int) -> np.uint64:
     return odd
 
 
-@numba.njit("int64(uint64, uint64, int64, int64, int64, int64, int64, int64[::1])", cache=True)
+@numba.njit("UniTuple(int64, 2)(uint64, uint64, int64, int64, int64, int64, int64)", cache=True)
 def solve_2(
-    p: np.uint64,
-    o: np.uint64,
-    alpha: int,
-    beta: int,
-    x1: int,
-    x2: int,
-    squares: int,
-    stats: np.ndarray,
-) -> int:
-    """The exact score with the two empty squares ``x1``, ``x2`` (fail-soft) on a board of
-    ``squares`` squares."""
-    stats[0] += 1
+    p: np.uint64, o: np.uint64, alpha: int, beta: int, x1: int, x2: int, squares: int
+) -> tuple[int, int]:
+    """``(exact score, nodes)`` with the two empty squares ``x1``, ``x2`` (fail-soft) on a
+    board of ``squares`` squares.
+
+    The leaf solvers return their node counts instead of adding them to ``stats``: an array
+    argument costs two atomic reference-count updates per call."""
     best = -INF
+    nodes = 1
     f = flips(p, o, x1)
     if f:
-        best = -solve_1(o ^ f, p | f | (U1 << np.uint64(x1)), x2, squares, stats)
+        nodes += 1
+        best = -solve_1(o ^ f, p | f | (U1 << np.uint64(x1)), x2, squares)
         if best >= beta:
-            return best
+            return best, nodes
     f = flips(p, o, x2)
     if f:
-        v = -solve_1(o ^ f, p | f | (U1 << np.uint64(x2)), x1, squares, stats)
-        return v if v > best else best
+        nodes += 1
+        v = -solve_1(o ^ f, p | f | (U1 << np.uint64(x2)), x1, squares)
+        return (v if v > best else best), nodes
     if best != -INF:
-        return best
+        return best, nodes
     # The player passes: the opponent's best reply is the player's worst score.
-    stats[0] += 1
+    nodes += 1
     worst = INF
     f = flips(o, p, x1)
     if f:
-        worst = solve_1(p ^ f, o | f | (U1 << np.uint64(x1)), x2, squares, stats)
+        nodes += 1
+        worst = solve_1(p ^ f, o | f | (U1 << np.uint64(x1)), x2, squares)
         if worst <= alpha:
-            return worst
+            return worst, nodes
     f = flips(o, p, x2)
     if f:
-        v = solve_1(p ^ f, o | f | (U1 << np.uint64(x2)), x1, squares, stats)
-        return v if v < worst else worst
+        nodes += 1
+        v = solve_1(p ^ f, o | f | (U1 << np.uint64(x2)), x1, squares)
+        return (v if v < worst else worst), nodes
     if worst != INF:
-        return worst
-    return final_score(p, o, squares)
+        return worst, nodes
+    return final_score(p, o, squares), nodes
 
 
 @numba.njit(
-    "int64(uint64, uint64, int64, int64, int64, int64, int64, int64, int64[::1])", cache=True
+    "UniTuple(int64, 2)(uint64, uint64, int64, int64, int64, int64, int64, int64)", cache=True
 )
 def solve_3(
-    p: np.uint64,
-    o: np.uint64,
-    alpha: int,
-    beta: int,
-    x1: int,
-    x2: int,
-    x3: int,
-    size: int,
-    stats: np.ndarray,
-) -> int:
-    """The exact score with three empty squares, the one alone in its quadrant first."""
-    stats[0] += 1
+    p: np.uint64, o: np.uint64, alpha: int, beta: int, x1: int, x2: int, x3: int, size: int
+) -> tuple[int, int]:
+    """``(exact score, nodes)`` with three empty squares, the one alone in its quadrant
+    first."""
+    nodes = 1
     squares = board_squares(size)
     # Parity order: a square sharing its quadrant with another one goes after the lone one.
     if QUADRANT[size, x1] == QUADRANT[size, x2]:
@@ -192,50 +282,57 @@ def solve_3(
     best = -INF
     f = flips(p, o, x1)
     if f:
-        best = -solve_2(o ^ f, p | f | (U1 << np.uint64(x1)), -beta, -alpha, x2, x3, squares, stats)
+        v, k = solve_2(o ^ f, p | f | (U1 << np.uint64(x1)), -beta, -alpha, x2, x3, squares)
+        nodes += k
+        best = -v
         if best >= beta:
-            return best
+            return best, nodes
     f = flips(p, o, x2)
     if f:
         np_ = p | f | (U1 << np.uint64(x2))
-        v = -solve_2(o ^ f, np_, -beta, -max(alpha, best), x1, x3, squares, stats)
-        if v > best:
-            best = v
-            if v >= beta:
-                return best
+        v, k = solve_2(o ^ f, np_, -beta, -max(alpha, best), x1, x3, squares)
+        nodes += k
+        if -v > best:
+            best = -v
+            if best >= beta:
+                return best, nodes
     f = flips(p, o, x3)
     if f:
         np_ = p | f | (U1 << np.uint64(x3))
-        v = -solve_2(o ^ f, np_, -beta, -max(alpha, best), x1, x2, squares, stats)
-        if v > best:
-            best = v
+        v, k = solve_2(o ^ f, np_, -beta, -max(alpha, best), x1, x2, squares)
+        nodes += k
+        if -v > best:
+            best = -v
     if best != -INF:
-        return best
+        return best, nodes
     # The player passes: the opponent's best reply is the player's worst score.
-    stats[0] += 1
+    nodes += 1
     worst = INF
     f = flips(o, p, x1)
     if f:
-        worst = solve_2(p ^ f, o | f | (U1 << np.uint64(x1)), alpha, beta, x2, x3, squares, stats)
+        worst, k = solve_2(p ^ f, o | f | (U1 << np.uint64(x1)), alpha, beta, x2, x3, squares)
+        nodes += k
         if worst <= alpha:
-            return worst
+            return worst, nodes
     f = flips(o, p, x2)
     if f:
         no = o | f | (U1 << np.uint64(x2))
-        v = solve_2(p ^ f, no, alpha, min(beta, worst), x1, x3, squares, stats)
+        v, k = solve_2(p ^ f, no, alpha, min(beta, worst), x1, x3, squares)
+        nodes += k
         if v < worst:
             worst = v
             if v <= alpha:
-                return v
+                return v, nodes
     f = flips(o, p, x3)
     if f:
         no = o | f | (U1 << np.uint64(x3))
-        v = solve_2(p ^ f, no, alpha, min(beta, worst), x1, x2, squares, stats)
+        v, k = solve_2(p ^ f, no, alpha, min(beta, worst), x1, x2, squares)
+        nodes += k
         if v < worst:
             worst = v
     if worst != INF:
-        return worst
-    return final_score(p, o, squares)
+        return worst, nodes
+    return final_score(p, o, squares), nodes
 
 
 @numba.njit(cache=True, inline="always")
@@ -249,54 +346,119 @@ def _square_class(size: int, k: int) -> np.uint64:
     return GEOMETRY[size, G_NEXT_TO_CORNERS]
 
 
+_SQUARE_BITS = np.uint64(6)
+_SQUARE_FIELD = np.uint64(63)
+
+
+@numba.njit(cache=True, inline="always")
+def _nth(empties: np.uint64, i: int) -> int:
+    """The ``i``-th square of a packed list of empty squares (6 bits each, first lowest)."""
+    return np.int64((empties >> np.uint64(6 * i)) & _SQUARE_FIELD)
+
+
+@numba.njit(cache=True, inline="always")
+def _without(empties: np.uint64, i: int) -> np.uint64:
+    """The packed list with its ``i``-th square removed, the others kept in order."""
+    low_bits = np.uint64(6 * i)
+    low = empties & ((U1 << low_bits) - U1)
+    return low | ((empties >> (low_bits + _SQUARE_BITS)) << low_bits)
+
+
+@numba.njit(
+    "UniTuple(int64, 2)(uint64, uint64, int64, int64, uint64, int64, int64, int64)", cache=True
+)
+def solve_list(
+    p: np.uint64,
+    o: np.uint64,
+    alpha: int,
+    beta: int,
+    empties: np.uint64,
+    n: int,
+    parity: int,
+    size: int,
+) -> tuple[int, int]:
+    """``(exact score, nodes)`` over the ``n`` (>= 3) empty squares packed in ``empties``
+    (6 bits each, in the static order of :func:`solve_small`), no move generation: the squares
+    of quadrants with an odd number of empties (bit ``q`` of ``parity``) first, then the
+    others."""
+    if n == 3:
+        return solve_3(
+            p, o, alpha, beta, _nth(empties, 0), _nth(empties, 1), _nth(empties, 2), size
+        )
+    nodes = 1
+    board = GEOMETRY[size, G_MASK]
+    if n >= 5:
+        squares_on_board = board_squares(size)
+        if squares_on_board - 2 * popcount(o) <= alpha:
+            top = squares_on_board - 2 * popcount(stable_discs(o, p, size))
+            if top <= alpha:
+                return top, nodes
+    moves = legal_moves(p, o) & board
+    if moves == U0:
+        if legal_moves(o, p) & board == U0:
+            return final_score(p, o, board_squares(size)), nodes
+        v, k = solve_list(o, p, -beta, -alpha, empties, n, parity, size)
+        return -v, nodes + k
+    best = -INF
+    for odd in (1, 0):
+        for i in range(n):
+            sq = _nth(empties, i)
+            q = QUADRANT[size, sq]
+            if (parity >> q) & 1 != odd or not (moves >> np.uint64(sq)) & U1:
+                continue
+            f = flips(p, o, sq)
+            v, k = solve_list(
+                o ^ f,
+                p | f | (U1 << np.uint64(sq)),
+                -beta,
+                -max(alpha, best),
+                _without(empties, i),
+                n - 1,
+                parity ^ (1 << q),
+                size,
+            )
+            nodes += k
+            if -v > best:
+                best = -v
+                if best >= beta:
+                    return best, nodes
+    return best, nodes
+
+
 @numba.njit("int64(uint64, uint64, int64, int64, int64, int64[::1])", cache=True)
 def solve_small(
     p: np.uint64, o: np.uint64, alpha: int, beta: int, size: int, stats: np.ndarray
 ) -> int:
-    """Exact search with few empties, iterating over the empty squares in parity order (odd
-    quadrants first), and within it corners first and X / C squares last."""
+    """Exact search with few empties, no move generation: the empty squares in parity order
+    (odd quadrants first), and within it corners first and X / C squares last."""
     empty = ~(p | o) & GEOMETRY[size, G_MASK]
     n = popcount(empty)
     squares = board_squares(size)
-    if n <= 3:
-        if n == 3:
-            x1 = lowest_square(empty)
-            empty &= empty - U1
-            x2 = lowest_square(empty)
-            empty &= empty - U1
-            return solve_3(p, o, alpha, beta, x1, x2, lowest_square(empty), size, stats)
+    if n < 3:
         if n == 2:
             x1 = lowest_square(empty)
             empty &= empty - U1
-            return solve_2(p, o, alpha, beta, x1, lowest_square(empty), squares, stats)
-        if n == 1:
-            return solve_1(p, o, lowest_square(empty), squares, stats)
+            v, k = solve_2(p, o, alpha, beta, x1, lowest_square(empty), squares)
+            stats[0] += k
+            return v
         stats[0] += 1
+        if n == 1:
+            return solve_1(p, o, lowest_square(empty), squares)
         return final_score(p, o, squares)
-    stats[0] += 1
-    best = -INF
-    odd = _parity_odd(empty, size)
-    for phase in range(6):
-        bits = empty & odd if phase < 3 else empty & ~odd
-        bits &= _square_class(size, phase % 3)
+    empties = U0
+    k = 0
+    for c in range(3):
+        bits = empty & _square_class(size, c)
         while bits:
-            sq = lowest_square(bits)
+            empties |= np.uint64(lowest_square(bits)) << np.uint64(6 * k)
+            k += 1
             bits &= bits - U1
-            f = flips(p, o, sq)
-            if f == U0:
-                continue
-            np_ = p | f | (U1 << np.uint64(sq))
-            no = o ^ f
-            v = -solve_small(no, np_, -beta, -max(alpha, best), size, stats)
-            if v > best:
-                best = v
-                if v >= beta:
-                    return v
-    if best == -INF:
-        if legal_moves(o, p) & GEOMETRY[size, G_MASK] == U0:
-            return final_score(p, o, squares)
-        return -solve_small(o, p, -beta, -alpha, size, stats)
-    return best
+    parity = 0
+    for q in range(4):
+        parity |= (popcount(empty & GEOMETRY[size, G_QUADRANTS + q]) & 1) << q
+    v, k = solve_list(p, o, alpha, beta, empties, n, parity, size)
+    stats[0] += k
+    return v
 
 
 @numba.njit(cache=True)
@@ -398,36 +560,29 @@ def solve_shallow(
     if n <= SMALL:
         return solve_small(p, o, alpha, beta, size, stats)
     stats[0] += 1
+    squares_on_board = board_squares(size)
+    if squares_on_board - 2 * popcount(o) <= alpha:
+        top = squares_on_board - 2 * popcount(stable_discs(o, p, size))
+        if top <= alpha:
+            return top
     moves = legal_moves(p, o) & mask
     if moves == U0:
         if legal_moves(o, p) & mask == U0:
             return final_score(p, o, board_squares(size))
         return -solve_shallow(o, p, -beta, -alpha, size, stats, scratch)
     odd = _parity_odd(empty, size)
-    squares = scratch[n, :64]
-    keys = scratch[n, 64:]
     count = 0
     bits = moves
     while bits:
         sq = lowest_square(bits)
         bits &= bits - U1
-        if n > 6:
-            key = _order_key(p, o, sq, flips(p, o, sq), odd, size)
-        else:
-            key = 0 if (U1 << np.uint64(sq)) & odd else 1
-        # Insertion sort, stable for ties.
-        i = count
-        while i > 0 and keys[i - 1] > key:
-            keys[i] = keys[i - 1]
-            squares[i] = squares[i - 1]
-            i -= 1
-        keys[i] = key
-        squares[i] = sq
+        f = flips(p, o, sq)
+        _insert(scratch, n, count, sq, _order_key(p, o, sq, f, odd, size), f)
         count += 1
     best = -INF
     for i in range(count):
-        sq = squares[i]
-        f = flips(p, o, sq)
+        sq = scratch[n, _SQUARE + i]
+        f = np.uint64(scratch[n, _FLIPS + i])
         np_ = p | f | (U1 << np.uint64(sq))
         no = o ^ f
         a = max(alpha, best)
@@ -442,100 +597,6 @@ def solve_shallow(
             if v >= beta:
                 return v
     return best
-
-
-@numba.njit(cache=True)
-def _stable_lower(p: np.uint64, o: np.uint64, size: int) -> int:
-    """How many of ``o``'s discs are surely stable: full edges and corner-anchored edge runs."""
-    return popcount(_stable_bits(o, p, size))
-
-
-@numba.njit(cache=True)
-def _full_diagonal(occupied: np.uint64, r: int, c: int, dc: int, size: int) -> bool:
-    """Whether the diagonal through ``(r, c)`` going down by ``dc`` columns a row is full."""
-    k = min(r, c) if dc == 1 else min(r, size - 1 - c)
-    rr, cc = r - k, c - k * dc
-    while rr < size and 0 <= cc < size:
-        if not (occupied >> np.uint64(rr * 8 + cc)) & U1:
-            return False
-        rr += 1
-        cc += dc
-    return True
-
-
-_LINES = ((0, 1), (1, 0), (1, 1), (1, -1))
-"""The four line directions (horizontal, vertical, both diagonals)."""
-
-
-@numba.njit(cache=True)
-def _stable_bits(p: np.uint64, o: np.uint64, size: int) -> np.uint64:
-    """Discs of ``p`` that can never flip on a ``size`` board: the corners, grown through
-    discs that in each line direction are on a full line, on the edge, or next to a stable
-    own disc."""
-    last = size - 1
-    corners = (
-        (U1 | (U1 << np.uint64(last)))
-        | (U1 << np.uint64(8 * last))
-        | (U1 << np.uint64(8 * last + last))
-    )
-    stable = p & corners
-    if stable == U0:
-        return stable
-    occupied = p | o
-    # full[d]: the occupied squares whose line in direction d is full.
-    full = np.zeros(4, dtype=np.uint64)
-    row = (U1 << np.uint64(size)) - U1
-    column = U0
-    for r in range(size):
-        column |= U1 << np.uint64(8 * r)
-    for k in range(size):
-        line = row << np.uint64(8 * k)
-        if occupied & line == line:
-            full[0] |= line
-        line = column << np.uint64(k)
-        if occupied & line == line:
-            full[1] |= line
-    bits = occupied
-    while bits:
-        sq = lowest_square(bits)
-        bits &= bits - U1
-        r, c = sq // 8, sq % 8
-        if _full_diagonal(occupied, r, c, 1, size):
-            full[2] |= U1 << np.uint64(sq)
-        if _full_diagonal(occupied, r, c, -1, size):
-            full[3] |= U1 << np.uint64(sq)
-    candidates = p & ~stable
-    changed = True
-    while changed:
-        changed = False
-        bits = candidates
-        while bits:
-            sq = lowest_square(bits)
-            bits &= bits - U1
-            r, c = sq // 8, sq % 8
-            bit = U1 << np.uint64(sq)
-            ok = True
-            for d in range(4):
-                if full[d] & bit:
-                    continue
-                dr, dc = _LINES[d]
-                good = False
-                for sign in (1, -1):
-                    rr, cc = r + sign * dr, c + sign * dc
-                    if rr < 0 or rr > last or cc < 0 or cc > last:
-                        good = True
-                        break
-                    if (stable >> np.uint64(rr * 8 + cc)) & U1:
-                        good = True
-                        break
-                if not good:
-                    ok = False
-                    break
-            if ok:
-                stable |= bit
-                candidates &= ~bit
-                changed = True
-    return stable
 
 
 @numba.njit(
@@ -569,7 +630,7 @@ def solve_deep(
     # computing when the opponent has few enough discs for it to matter).
     squares_on_board = board_squares(size)
     if squares_on_board - 2 * popcount(o) <= alpha:
-        top = squares_on_board - 2 * _stable_lower(p, o, size)
+        top = squares_on_board - 2 * popcount(stable_discs(o, p, size))
         if top <= alpha:
             return top
         if top < beta:
@@ -601,8 +662,6 @@ def solve_deep(
             return final_score(p, o, squares_on_board)
         return -solve_deep(o, p, -beta, -alpha, size, stats, keys, data, scratch, table)
     odd = _parity_odd(empty, size)
-    squares = scratch[n, :64]
-    order = scratch[n, 64:]
     count = 0
     bits = moves
     while bits:
@@ -630,20 +689,14 @@ def solve_deep(
             key += MOBILITY_WEIGHT * popcount(legal_moves(no, np_) & board)
         else:
             key = _order_key(p, o, sq, f, odd, size)
-        i = count
-        while i > 0 and order[i - 1] > key:
-            order[i] = order[i - 1]
-            squares[i] = squares[i - 1]
-            i -= 1
-        order[i] = key
-        squares[i] = sq
+        _insert(scratch, n, count, sq, key, f)
         count += 1
     alpha0 = alpha
     best = -INF
-    best_sq = squares[0]
+    best_sq = scratch[n, _SQUARE]
     for i in range(count):
-        sq = squares[i]
-        f = flips(p, o, sq)
+        sq = scratch[n, _SQUARE + i]
+        f = np.uint64(scratch[n, _FLIPS + i])
         np_ = p | f | (U1 << np.uint64(sq))
         no = o ^ f
         a = max(alpha, best)
