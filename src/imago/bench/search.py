@@ -25,7 +25,7 @@ def _ffo_positions(data_dir: Path | None, first: int, last: int) -> list[list[st
 HARD_NODE_CAP = 60_000_000_000
 """Per-position node cap of ``search.endgame_hard``: above what every position of #50-#59
 needs (the largest, #55, about 30 G nodes: 12-13 CPU-minutes at 40 M nodes/s), so that the
-benchmark solves them all and its ``total_cpu`` is the whole set's time (about 35 minutes)."""
+benchmark solves them all and its ``total_cpu`` is the whole set's time (about 38 CPU-minutes)."""
 
 
 def _solve_ffo(rows: list[list[str]], prefix: str, node_cap: int | None = None) -> list[Figure]:
@@ -106,7 +106,7 @@ def endgame(config: BenchConfig) -> list[Figure]:
 
 @benchmark(
     "search.endgame_hard",
-    "exact Othello solver on FFO #50-#59, about 35 CPU-minutes (skipped by --quick)",
+    "exact Othello solver on FFO #50-#59, about 38 CPU-minutes (skipped by --quick)",
 )
 def endgame_hard(config: BenchConfig) -> list[Figure]:
     rows = _ffo_positions(config.data_dir, 50, 59)
