@@ -69,17 +69,6 @@ def _cttz(typingctx, x):  # type: ignore[no-untyped-def]
     return types.uint64(types.uint64), codegen
 
 
-@intrinsic
-def _ctlz(typingctx, x):  # type: ignore[no-untyped-def]
-    if x != types.uint64:
-        return None
-
-    def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
-        return builder.ctlz(args[0], ir.Constant(ir.IntType(1), 0))
-
-    return types.uint64(types.uint64), codegen
-
-
 _LANES = ir.VectorType(ir.IntType(64), 4)
 
 
@@ -96,10 +85,12 @@ def _splat(builder: Any, value: Any) -> Any:
 
 
 def _lanes(value: int) -> Any:
+    """A constant four-lane vector of ``value`` (a signed or unsigned 64-bit word)."""
     return ir.Constant(_LANES, [value] * 4)
 
 
 def _vector_function(builder: Any, name: str, result: Any, arguments: list[Any]) -> Any:
+    """The LLVM intrinsic ``name`` declared once in the module being built."""
     module = builder.module
     function = module.globals.get(name)
     if function is None:
