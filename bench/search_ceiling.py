@@ -29,6 +29,7 @@ import numpy as np
 
 from imago.agents.base import Limit
 from imago.agents.mcts import Evaluation, LeafBatch
+from imago.agents.mcts._tree import terminal_value  # the search's own scale of finished games
 from imago.agents.othello.endgame import EndgameSolver
 from imago.nn.az import AZAgent, AZOptions
 from imago.rl.folder import RunFolder
@@ -59,9 +60,7 @@ class SolverValues:
         mine = int(self._bits[board == to_play].sum())
         theirs = int(self._bits[board == 3 - to_play].sum())
         diff = self.solver.solve(mine, theirs, size=self.size).score
-        result = float(np.sign(diff))
-        margin = diff / (self.size * self.size)
-        return 0.5 + 0.5 * ((1.0 - self.score_weight) * result + self.score_weight * margin)
+        return float(terminal_value(float(diff), float(self.size * self.size), self.score_weight))
 
     def evaluate(self, leaves: LeafBatch, count: int) -> Evaluation:
         values = np.array(

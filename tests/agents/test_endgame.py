@@ -8,6 +8,7 @@ import numba
 import numpy as np
 import pytest
 
+from imago.agents.othello._kernels import edge_stable, stable_discs
 from imago.agents.othello.endgame import EndgameSolver, SearchAborted, parse_board
 from imago.agents.othello.weights import load_pattern_weights
 from imago.core.color import Color
@@ -274,8 +275,6 @@ STABLE_CASES = [
 
 @pytest.mark.parametrize("diagram", [c[1] for c in STABLE_CASES], ids=[c[0] for c in STABLE_CASES])
 def test_stable_discs(diagram: str) -> None:
-    from imago.agents.othello._endgame import stable_discs
-
     p = _bits(diagram, "*x")
     o = _bits(diagram, "O")
     assert stable_discs(p, o, 8) == _bits(diagram, "*")
@@ -285,9 +284,6 @@ def test_stable_discs(diagram: str) -> None:
 def test_stable_discs_never_flip_and_include_the_edge_runs(size: int) -> None:
     """Along random games, the discs found stable keep their colour to the end, and include
     the corner-anchored edge runs of the evaluation."""
-    from imago.agents.othello._endgame import stable_discs
-    from imago.agents.othello._kernels import edge_stable
-
     rng = np.random.default_rng(size)
     found = 0
     for _ in range(60):

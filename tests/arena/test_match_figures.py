@@ -2,21 +2,15 @@
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 from types import ModuleType
 
 from imago.arena.match import GameRecord, MatchFolder
-
-_SCRIPT = Path(__file__).parents[2] / "bench" / "match_figures.py"
+from repo_scripts import load_script
 
 
 def _script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("match_figures", _SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("bench/match_figures.py")
 
 
 #  ply  player  move   comment                         after a pass?

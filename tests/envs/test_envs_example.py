@@ -3,26 +3,22 @@
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
+from repo_scripts import load_script
+
 pytest.importorskip("torch")
 
 from imago.cli.app import app
-
-EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "othello_policy_gradient.py"
 
 
 def test_the_policy_gradient_example_trains_a_network_imago_plays(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    spec = importlib.util.spec_from_file_location("othello_policy_gradient", EXAMPLE)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load_script("examples/othello_policy_gradient.py")
     model = tmp_path / "pg.pt"
     budget = ["--updates", "2", "--games", "8", "--eval-games", "8", "--arch", "b1c8"]
     module.main([*budget, "--out", str(model)])

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import numpy as np
 import pytest
+
+from repo_scripts import load_script
 
 pytest.importorskip("torch")
 
@@ -18,15 +19,9 @@ from imago.rl.selfplay import GameSpec
 from imago.rl.stages import init
 from imago.rl.validate import solver_positions
 
-_SCRIPT = Path(__file__).parents[2] / "bench" / "search_ceiling.py"
-
 
 def _script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("search_ceiling", _SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("bench/search_ceiling.py")
 
 
 def _positions(tmp_path: Path, count: int) -> tuple[Path, list[Any], np.ndarray]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import importlib
 import statistics
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -98,6 +99,12 @@ def select(names: list[str]) -> list[Benchmark]:
             raise ValueError(f"no benchmark {name!r} (known: {', '.join(every)})")
         chosen.update((b.name, b) for b in matches)
     return list(chosen.values())
+
+
+def progress(message: str) -> None:
+    """A line on standard error while a long benchmark runs (standard output keeps the table,
+    and ``--json`` stays one parseable object)."""
+    print(message, file=sys.stderr, flush=True)
 
 
 def median_seconds(function: Callable[[], object], repeats: int) -> float:

@@ -7,6 +7,7 @@ import random
 import statistics
 import time
 from collections.abc import Callable
+from typing import Any
 
 from imago.bench import BenchConfig, Figure, benchmark, median_seconds
 
@@ -38,6 +39,69 @@ def perft_speed(config: BenchConfig) -> list[Figure]:
             leaves / statistics.median(cpu),
             "leaves/s",
             "per CPU second of the one thread: not slowed by other processes",
+        ),
+    ]
+
+
+def _positions(games: int, seed: int) -> tuple[Any, Any, Any, Any]:
+    """The positions of random games as bitboards ``(p, o)``, and every legal move of each as
+    ``(position index, square)`` pairs."""
+    import numpy as np
+
+    from imago.games.othello import new_game
+
+    rng = random.Random(seed)
+    movers: list[Any] = []
+    others: list[Any] = []
+    index: list[int] = []
+    squares: list[int] = []
+    for _ in range(games):
+        state = new_game()
+        while not state.is_over():
+            p, o = state.bitboards()
+            moves = state.legal_moves()
+            if not moves[0].is_pass:
+                index.extend([len(movers)] * len(moves))
+                squares.extend(m.point.index(8) for m in moves if m.point is not None)
+                movers.append(p)
+                others.append(o)
+            state = state.play(rng.choice(moves))
+    as_words = np.array(movers, dtype=np.uint64), np.array(others, dtype=np.uint64)
+    return *as_words, np.array(index, dtype=np.int64), np.array(squares, dtype=np.int64)
+
+
+@benchmark(
+    "othello.kernels",
+    "ns per call of the move generator's two kernels (legal moves, flips), random-game positions",
+)
+def kernels(config: BenchConfig) -> list[Figure]:
+    from imago.bench._othello_kernels import time_flips, time_legal
+
+    movers, others, index, squares = _positions(50 if config.quick else 300, 4)
+    rounds = 5 if config.quick else 50
+    time_legal(movers[:10], others[:10], 1)
+    time_flips(movers, others, index[:10], squares[:10], 1)
+    legal_s, flips_s = [], []
+    for _ in range(1 if config.quick else config.repeats):
+        start = time.process_time()
+        time_legal(movers, others, rounds)
+        legal_s.append(time.process_time() - start)
+        start = time.process_time()
+        time_flips(movers, others, index, squares, rounds)
+        flips_s.append(time.process_time() - start)
+    where = f"{len(movers):,} positions, {len(squares):,} legal moves, CPU time, median"
+    return [
+        Figure(
+            "othello.kernels.legal_ns",
+            1e9 * statistics.median(legal_s) / (rounds * len(movers)),
+            "ns",
+            f"legal moves of a position; {where}",
+        ),
+        Figure(
+            "othello.kernels.flips_ns",
+            1e9 * statistics.median(flips_s) / (rounds * len(squares)),
+            "ns",
+            f"flips of a legal move; {where}",
         ),
     ]
 

@@ -9,7 +9,7 @@ import statistics
 import time
 from pathlib import Path
 
-from imago.bench import BenchConfig, Figure, benchmark
+from imago.bench import BenchConfig, Figure, benchmark, progress
 
 
 def _ffo_positions(data_dir: Path | None, first: int, last: int) -> list[list[str]]:
@@ -36,13 +36,15 @@ def _solve_ffo(rows: list[list[str]], prefix: str, node_cap: int | None = None) 
     from imago.agents.othello.endgame import EndgameSolver, SearchAborted
 
     solver = EndgameSolver(table_bits=22)
-    solver.solve_board(rows[0][1].replace("-", "X", 60), "X")  # compile outside the timing
+    with contextlib.suppress(SearchAborted):  # compile (or load) every kernel outside the timing
+        solver.solve_board(rows[0][1], rows[0][2], node_limit=100_000)
     figures = []
     total_time = 0.0
     total_cpu = 0.0
     total_nodes = 0
     correct = 0
     capped = 0
+    progress(f"{prefix}: solving {len(rows)} FFO positions, one at a time")
     for row in rows:
         solver.clear()
         cpu = time.process_time()
@@ -65,6 +67,7 @@ def _solve_ffo(rows: list[list[str]], prefix: str, node_cap: int | None = None) 
                     f"{cpu:.2f} s CPU",
                 )
             )
+            progress(f"  #{row[0]}: {figures[-1].note}")
             continue
         cpu = time.process_time() - cpu
         total_cpu += cpu
@@ -82,6 +85,7 @@ def _solve_ffo(rows: list[list[str]], prefix: str, node_cap: int | None = None) 
                 f"{result.nodes:,} nodes, {cpu:.2f} s CPU",
             )
         )
+        progress(f"  #{row[0]}: {figures[-1].note}")
     figures.append(Figure(f"{prefix}.total", total_time, "s", f"{len(rows)} positions, wall"))
     figures.append(Figure(f"{prefix}.total_cpu", total_cpu, "s", "CPU time of this process"))
     figures.append(Figure(f"{prefix}.correct", correct, "positions", f"of {len(rows)}"))

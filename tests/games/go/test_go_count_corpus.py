@@ -14,9 +14,7 @@ games, and an archive reads back like its folder; ``--shard`` is K/N).
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
-import sys
 from functools import cache
 from pathlib import Path
 from types import ModuleType
@@ -25,9 +23,9 @@ from typing import Any
 import pytest
 
 from imago.games.go import GoRules, KoRule, Scoring, count
+from repo_scripts import load_script
 
 _ROOT = Path(__file__).parents[3]
-_SCRIPT = _ROOT / "bench" / "scoring_corpus.py"
 ARCHIVE = _ROOT / "bench" / "data" / "go-count-corpus.tar.gz"
 SAMPLE = 4
 """Every SAMPLE-th game of each size is counted (the whole corpus takes a minute)."""
@@ -75,14 +73,8 @@ DIFFERS: dict[tuple[str, str], str] = {
 }
 
 
-@cache
 def _script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("scoring_corpus", _SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
+    return load_script("bench/scoring_corpus.py")
 
 
 @cache

@@ -4,14 +4,12 @@ table, patches Edax's ``main.c`` once, and refuses what it cannot use."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
-SCRIPT = Path(__file__).resolve().parents[3] / "bench" / "edax_perft.py"
+from repo_scripts import load_script
 
 # Lines of Edax 4.6's perft output (a run on this machine, 2026-11-26).
 EDAX_OUTPUT = """\
@@ -27,12 +25,7 @@ Total    240289781
 
 @pytest.fixture(scope="module")
 def script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("edax_perft", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_script("bench/edax_perft.py")
 
 
 @pytest.mark.parametrize(

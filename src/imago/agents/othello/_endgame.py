@@ -14,7 +14,7 @@ Negamax with alpha-beta over bitboards (see :mod:`imago.games.othello.bitboard`)
   pattern evaluation (``PATTERN_DEPTHS``), from ``PROBE_EMPTIES`` up one with a cheap
   mobility / corner evaluation (``PROBE_DEPTHS``), below it fastest-first (fewest replies
   for the opponent, corners first); principal variation search with null windows, and a
-  stability cutoff (:func:`stable_discs`: the opponent's stable discs bound the score).
+  stability cutoff (:func:`_stability_bound`: the opponent's stable discs bound the score).
 * ``solve_shallow`` (``SMALL`` < empties <= ``SHALLOW``): no table, fastest-first order, the
   stability cutoff.
 * ``solve_small`` (<= ``SMALL`` empties) packs the empty squares into one word, corners first
@@ -59,6 +59,7 @@ from imago.agents.othello._kernels import (
     U1,
     board_squares,
     potential_mobility,
+    stable_discs,
 )
 from imago.agents.othello.patterns import evaluate
 from imago.games.othello.bitboard import final_score, flips, legal_moves, lowest_square, popcount
@@ -144,72 +145,6 @@ def solve_1(p: np.uint64, o: np.uint64, sq: int, squares: int) -> int:
     return diff + 1 if diff > 0 else diff - 1
 
 
-_LINE_SHIFTS = (1, 8, 9, 7)
-"""The four line directions as bit steps: east, south, south-east, south-west."""
-
-
-def _line_edges() -> np.ndarray:
-    """``LINE_EDGES[size, 2 * d + side]``: the squares of a ``size`` board whose neighbour in
-    line direction ``d`` (``side`` 0: the step of :data:`_LINE_SHIFTS`, 1: the opposite one) is
-    off the board."""
-    steps = ((0, 1), (1, 0), (1, 1), (1, -1))
-    edges = np.zeros((9, 8), dtype=np.uint64)
-    for size in (4, 6, 8):
-        for d, (dr, dc) in enumerate(steps):
-            for side, sign in ((0, 1), (1, -1)):
-                bits = 0
-                for r in range(size):
-                    for c in range(size):
-                        rr, cc = r + sign * dr, c + sign * dc
-                        if not (0 <= rr < size and 0 <= cc < size):
-                            bits |= 1 << (r * 8 + c)
-                edges[size, 2 * d + side] = bits
-    return edges
-
-
-LINE_EDGES = _line_edges()
-_S1 = np.uint64(1)
-_S7 = np.uint64(7)
-_S8 = np.uint64(8)
-_S9 = np.uint64(9)
-
-
-@numba.njit(cache=True, inline="always")
-def _full_lines(occupied: np.uint64, d: int, size: int) -> np.uint64:
-    """The occupied squares whose whole line in direction ``d`` is occupied: those joined to
-    the board's edge by occupied squares on both sides."""
-    step = np.uint64(_LINE_SHIFTS[d])
-    ahead = occupied & LINE_EDGES[size, 2 * d]
-    behind = occupied & LINE_EDGES[size, 2 * d + 1]
-    for _ in range(size - 1):
-        ahead |= occupied & (ahead >> step)
-        behind |= occupied & (behind << step)
-    return ahead & behind
-
-
-@numba.njit(cache=True)
-def stable_discs(p: np.uint64, o: np.uint64, size: int) -> np.uint64:
-    """Discs of ``p`` that can never flip on a ``size`` board: those that in each of the four
-    line directions lie on a full line, on the board's edge, or next to a stable own disc
-    (grown from the corners until nothing changes). A superset of the corner-anchored edge
-    runs that the midgame evaluation counts (:func:`imago.agents.othello._kernels.edge_stable`,
-    a feature of seed 002's evaluation, kept as it is so that its weights keep their meaning)."""
-    occupied = p | o
-    h = _full_lines(occupied, 0, size) | LINE_EDGES[size, 0] | LINE_EDGES[size, 1]
-    v = _full_lines(occupied, 1, size) | LINE_EDGES[size, 2] | LINE_EDGES[size, 3]
-    d9 = _full_lines(occupied, 2, size) | LINE_EDGES[size, 4] | LINE_EDGES[size, 5]
-    d7 = _full_lines(occupied, 3, size) | LINE_EDGES[size, 6] | LINE_EDGES[size, 7]
-    stable = U0
-    while True:
-        grown = p & (h | (stable << _S1) | (stable >> _S1))
-        grown &= v | (stable << _S8) | (stable >> _S8)
-        grown &= d9 | (stable << _S9) | (stable >> _S9)
-        grown &= d7 | (stable << _S7) | (stable >> _S7)
-        if grown == stable:
-            return stable
-        stable = grown
-
-
 @numba.njit(cache=True)
 def _parity_odd(empty: np.uint64, size: int) -> np.uint64:
     """The quadrants of the ``size`` board with an odd number of ``empty`` squares."""
@@ -219,6 +154,16 @@ def _parity_odd(empty: np.uint64, size: int) -> np.uint64:
         if popcount(empty & quadrant) & 1:
             odd |= quadrant
     return odd
+
+
+@numba.njit(cache=True, inline="always")
+def _stability_bound(p: np.uint64, o: np.uint64, alpha: int, size: int) -> int:
+    """An upper bound of the score of ``p`` from the opponent's stable discs, or ``INF`` when
+    the opponent has too many discs for it to reach ``alpha`` (then it is not computed)."""
+    squares = board_squares(size)
+    if squares - 2 * popcount(o) > alpha:
+        return INF
+    return squares - 2 * popcount(stable_discs(o, p, size))
 
 
 @numba.njit("UniTuple(int64, 2)(uint64, uint64, int64, int64, int64, int64, int64)", cache=True)
@@ -378,9 +323,9 @@ def solve_list(
     size: int,
 ) -> tuple[int, int]:
     """``(exact score, nodes)`` over the ``n`` (>= 3) empty squares packed in ``empties``
-    (6 bits each, in the static order of :func:`solve_small`), no move generation: the squares
-    of quadrants with an odd number of empties (bit ``q`` of ``parity``) first, then the
-    others."""
+    (6 bits each, in the static order of :func:`solve_small`), without move ordering: the legal
+    squares of the quadrants with an odd number of empties (bit ``q`` of ``parity``) first, in
+    the list's order, then the others; the stability cutoff from 5 empties up."""
     if n == 3:
         return solve_3(
             p, o, alpha, beta, _nth(empties, 0), _nth(empties, 1), _nth(empties, 2), size
@@ -388,11 +333,9 @@ def solve_list(
     nodes = 1
     board = GEOMETRY[size, G_MASK]
     if n >= 5:
-        squares_on_board = board_squares(size)
-        if squares_on_board - 2 * popcount(o) <= alpha:
-            top = squares_on_board - 2 * popcount(stable_discs(o, p, size))
-            if top <= alpha:
-                return top, nodes
+        top = _stability_bound(p, o, alpha, size)
+        if top <= alpha:
+            return top, nodes
     moves = legal_moves(p, o) & board
     if moves == U0:
         if legal_moves(o, p) & board == U0:
@@ -560,11 +503,9 @@ def solve_shallow(
     if n <= SMALL:
         return solve_small(p, o, alpha, beta, size, stats)
     stats[0] += 1
-    squares_on_board = board_squares(size)
-    if squares_on_board - 2 * popcount(o) <= alpha:
-        top = squares_on_board - 2 * popcount(stable_discs(o, p, size))
-        if top <= alpha:
-            return top
+    top = _stability_bound(p, o, alpha, size)
+    if top <= alpha:
+        return top
     moves = legal_moves(p, o) & mask
     if moves == U0:
         if legal_moves(o, p) & mask == U0:
@@ -626,15 +567,12 @@ def solve_deep(
     if stats[1] > 0 and stats[0] > stats[1]:
         stats[2] = 1
         return 0
-    # Stability cutoff: the opponent's stable discs bound the player's best score (only worth
-    # computing when the opponent has few enough discs for it to matter).
+    # Stability cutoff: the opponent's stable discs bound the player's best score.
+    top = _stability_bound(p, o, alpha, size)
+    if top <= alpha:
+        return top
+    beta = min(beta, top)
     squares_on_board = board_squares(size)
-    if squares_on_board - 2 * popcount(o) <= alpha:
-        top = squares_on_board - 2 * popcount(stable_discs(o, p, size))
-        if top <= alpha:
-            return top
-        if top < beta:
-            beta = top
     mask = keys.shape[0] - 1
     slot = slot_of(p, o, mask)
     if not (keys[slot, 0] == p and keys[slot, 1] == o and data[slot, TT_EMPTIES] == n):
