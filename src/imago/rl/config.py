@@ -78,7 +78,18 @@ class LoopConfig:
     """... positions with at most this many empty squares."""
     solver_simulations: int = 200
     """... the search's simulations per position."""
+    exact_targets: int = 0
+    """Othello: the value target of a self-play position with at most this many empty squares
+    is its exact result, from the endgame solver, instead of the result of the game played
+    from it (0: the game's result everywhere). Late positions then teach the value head what
+    perfect play gives, not what a noisy self-play endgame happened to give."""
     seed: int = 0
+
+    def __post_init__(self) -> None:
+        if self.exact_targets < 0:
+            raise ValueError("exact_targets must be >= 0")
+        if self.exact_targets and self.spec.game != "othello":
+            raise ValueError("exact_targets needs Othello (the endgame solver's game)")
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from imago.core.color import Color
 from imago.core.files import atomic_write_text
@@ -43,21 +44,72 @@ def is_holdout(worker: str, index: int, fraction: float) -> bool:
     return (zlib.crc32(f"{worker}:{index}".encode()) % 10_000) < fraction * 10_000
 
 
+class ExactResults:
+    """Exact results of late Othello positions from the endgame solver, to stand in for the
+    game's result as value targets (:attr:`LoopConfig.exact_targets
+    <imago.rl.config.LoopConfig.exact_targets>`): positions with at most ``empties`` empty
+    squares on a ``size`` board (8 or 6)."""
+
+    def __init__(self, empties: int, size: int) -> None:
+        from imago.agents.othello.endgame import EndgameSolver
+
+        self.empties = empties
+        self.size = size
+        self._solver = EndgameSolver(table_bits=18)
+        weights = 1 << (np.arange(size * size) // size * 8 + np.arange(size * size) % size)
+        self._bits = weights.astype(np.uint64)
+        self.solved = 0
+
+    def lead(self, board: npt.NDArray[np.int8], to_play: int) -> int | None:
+        """The final disc difference with perfect play for ``to_play`` (1 black, 2 white) from
+        ``board`` (``size * size`` squares: 0 empty, 1 black, 2 white), or ``None`` when the
+        board has more empty squares than the solver is asked to take."""
+        if int(np.count_nonzero(board == 0)) > self.empties:
+            return None
+        player = int(np.bitwise_or.reduce(self._bits[board == to_play], initial=np.uint64(0)))
+        opponent = int(np.bitwise_or.reduce(self._bits[board == 3 - to_play], initial=np.uint64(0)))
+        self.solved += 1
+        return self._solver.solve(player, opponent, size=self.size).score
+
+
+def _value_targets(
+    record: FinishedGame, to_play: npt.NDArray[np.int8], area: int, exact: ExactResults | None
+) -> tuple[list[int], list[float], int]:
+    """Each example's result and margin for its player to move: the game's, or the exact ones
+    where ``exact`` solves the position; and how many were solved."""
+    results = [record.outcome_for(int(c)) for c in to_play]
+    margins = [record.margin_for(int(c), area) for c in to_play]
+    solved = 0
+    if exact is not None:
+        for i, color in enumerate(to_play):
+            lead = exact.lead(record.boards[i][0], int(color))
+            if lead is not None:
+                results[i] = int(np.sign(lead))
+                margins[i] = float(np.clip(lead / area, -1.0, 1.0))
+                solved += 1
+    return results, margins, solved
+
+
 def game_arrays(
-    record: FinishedGame, features: FeatureSet, spec: GameSpec, info: dict[str, Any]
+    record: FinishedGame,
+    features: FeatureSet,
+    spec: GameSpec,
+    info: dict[str, Any],
+    exact: ExactResults | None = None,
 ) -> tuple[ShardArrays, dict[str, Any]]:
-    """The examples of a finished game as shard arrays, and the extra arrays of its record."""
+    """The examples of a finished game as shard arrays, and the extra arrays of its record
+    (value targets from ``exact`` where it solves a position)."""
     size = spec.size
     n = len(record.targets)
     history = features.history
+    solved = 0
     if n:
         boards = np.stack(record.boards)[:, :history].reshape(n, history, size, size)
         to_play = np.asarray(record.to_play, dtype=np.int8)
         legal = np.stack(record.legal)
         planes = features.encode(Positions(boards, to_play, legal))
         played = record.example_actions
-        results = [record.outcome_for(int(c)) for c in to_play]
-        margins = [record.margin_for(int(c), size * size) for c in to_play]
+        results, margins, solved = _value_targets(record, to_play, size * size, exact)
         arrays = ShardArrays(
             pack_rows(planes),
             pack_rows(legal),
@@ -87,6 +139,7 @@ def game_arrays(
             "score": record.score,
             "resigned": record.resigned,
             "examples": n,
+            "exact_examples": solved,
             "full_searches": record.full_searches,
             "fast_searches": record.fast_searches,
             "values": [round(v, 4) for v in record.values],
@@ -127,7 +180,9 @@ def game_sgf(info: dict[str, Any], spec: GameSpec) -> Game:
 
 
 class GameWriter:
-    """Writes finished games of round ``round_`` into ``folder`` (see the module docstring)."""
+    """Writes finished games of round ``round_`` into ``folder`` (see the module docstring);
+    with ``exact_targets``, the value targets of Othello positions with at most that many
+    empty squares come from the endgame solver (:class:`ExactResults`)."""
 
     def __init__(
         self,
@@ -140,6 +195,7 @@ class GameWriter:
         holdout_fraction: float,
         chunk_games: int = 64,
         worker: str | None = None,
+        exact_targets: int = 0,
     ) -> None:
         self.folder = folder
         self.round = round_
@@ -149,6 +205,7 @@ class GameWriter:
         self.holdout_fraction = holdout_fraction
         self.chunk_games = chunk_games
         self.worker = worker or worker_name()
+        self.exact = ExactResults(exact_targets, spec.size) if exact_targets else None
         self._pending: dict[bool, list[Path]] = {False: [], True: []}
         self._chunks = 0
         self.written = 0
@@ -157,7 +214,7 @@ class GameWriter:
         """Write one finished game (and merge a chunk once enough have gathered)."""
         holdout = is_holdout(self.worker, record.index, self.holdout_fraction)
         info = {"worker": self.worker, "generation": self.generation, "holdout": holdout}
-        arrays, extras = game_arrays(record, self.features, self.spec, info)
+        arrays, extras = game_arrays(record, self.features, self.spec, info, self.exact)
         name = f"{self.worker}-{record.index:07d}"
         path = self.folder.write_game(self.round, name, arrays, extras, holdout)
         self._pending[holdout].append(path)

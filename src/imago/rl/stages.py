@@ -157,6 +157,7 @@ def self_play(
             holdout_fraction=config.holdout_fraction,
             chunk_games=chunk_games,
             worker=name,
+            exact_targets=config.exact_targets,
         )
         if follow:
             wanted = config.selfplay.parallel

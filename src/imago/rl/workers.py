@@ -330,6 +330,7 @@ class SelfPlayPool:
                 holdout_fraction=self.config.holdout_fraction,
                 chunk_games=self.chunk_games,
                 worker=slot.name,
+                exact_targets=self.config.exact_targets,
             )
             self._writers[slot.name] = writer
         return writer

@@ -12,10 +12,14 @@ import numpy.typing as npt
 from imago.core.color import Color
 from imago.core.errors import IllegalMoveError, IllegalReason, InvalidMoveError
 from imago.core.game import Outcome
+from imago.core.kernels import direct
+from imago.core.memory import retain_freed_memory
 from imago.core.move import MAX_SIZE, Move, MoveKind, Point
 from imago.games.go import _kernels as K
 from imago.games.go.handicap import fixed_handicap_points
 from imago.games.go.rules import GoRules, KoRule
+
+retain_freed_memory()  # positions are short-lived arrays (see imago.core.memory)
 
 MIN_SIZE: Final = 2
 _MASK64: Final = (1 << 64) - 1
@@ -33,7 +37,9 @@ _KO_MODES: Final = {
     KoRule.POSITIONAL_SUPERKO: K.KO_POSITIONAL,
     KoRule.SITUATIONAL_SUPERKO: K.KO_SITUATIONAL,
 }
-_advance: Final = K.advance
+_advance: Final = direct(
+    K.advance, "(int64[::1], int64[::1], int64, int64, int64, boolean, int64)"
+)  # called with arrays this module makes: int64, one dimension, contiguous
 _PASS: Final = MoveKind.PASS
 _empty: Final = np.empty
 _int64: Final = np.int64

@@ -1,0 +1,113 @@
+"""Exact value targets for late Othello positions (``LoopConfig.exact_targets``): checked
+against a plain minimax over the public rules API, never against the solver itself."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from imago.core.color import Color
+from imago.games.othello import OthelloState
+from imago.rl.config import LoopConfig, smoke_config
+from imago.rl.examples import ExactResults, _value_targets
+from imago.rl.selfplay import FinishedGame, GameSpec
+
+
+def _minimax_lead(state: OthelloState) -> int:
+    """The final disc difference for the side to move with perfect play (empties to the
+    winner), by visiting every line of play."""
+    if state.is_over():
+        outcome = state.outcome()
+        assert outcome is not None
+        lead = int(outcome.margin)
+        return lead if outcome.winner is state.to_play else -lead if outcome.winner else 0
+    mover = state.to_play
+    best = -100
+    for move in state.legal_moves():
+        child = state.play(move)
+        value = _minimax_lead(child)
+        best = max(best, value if child.to_play is mover else -value)
+    return best
+
+
+def _late_positions(size: int, empties: int, games: int, seed: int) -> list[OthelloState]:
+    rng = random.Random(seed)
+    found = []
+    for _ in range(games):
+        state = OthelloState(size)
+        while not state.is_over():
+            left = int(np.count_nonzero(_board(state) == 0))
+            if left <= empties:
+                found.append(state)
+            state = state.play(rng.choice(state.legal_moves()))
+    return found
+
+
+def _board(state: OthelloState) -> np.ndarray:
+    return np.asarray(state.board(), dtype=np.int8).ravel()
+
+
+@pytest.mark.parametrize(("size", "empties"), [(6, 7), (8, 6)])
+def test_exact_leads_are_those_of_perfect_play(size: int, empties: int) -> None:
+    exact = ExactResults(empties, size)
+    positions = _late_positions(size, empties, games=6, seed=size)
+    assert len(positions) > 20
+    for state in positions:
+        lead = exact.lead(_board(state), int(state.to_play))
+        assert lead == _minimax_lead(state), state
+
+
+def test_positions_with_more_empties_are_left_to_the_game() -> None:
+    exact = ExactResults(4, 6)
+    start = OthelloState(6)
+    assert exact.lead(_board(start), int(start.to_play)) is None
+    assert exact.solved == 0
+
+
+def test_only_late_examples_take_the_exact_result() -> None:
+    """A game Black won, with one early and two late examples: the late ones get the exact
+    results (whatever the game's), the early one keeps the game's."""
+    size, empties = 6, 6
+    late = _late_positions(size, empties, games=3, seed=11)
+    early = OthelloState(6)
+    examples = [early, *late[:2]]
+    record = FinishedGame(index=0, actions=[], winner=int(Color.BLACK), score=4.0)
+    record.boards = [_board(s)[None, :] for s in examples]
+    to_play = np.array([int(s.to_play) for s in examples], dtype=np.int8)
+    results, margins, solved = _value_targets(record, to_play, size * size, ExactResults(6, 6))
+    assert solved == 2
+    assert results[0] == record.outcome_for(int(early.to_play))
+    for i, state in enumerate(examples[1:], start=1):
+        lead = _minimax_lead(state)
+        assert results[i] == int(np.sign(lead))
+        assert margins[i] == pytest.approx(lead / (size * size))
+
+
+def test_exact_targets_are_refused_for_go_and_below_zero() -> None:
+    with pytest.raises(ValueError, match="Othello"):
+        LoopConfig(spec=GameSpec("go", 9), exact_targets=10)
+    with pytest.raises(ValueError, match=">= 0"):
+        LoopConfig(spec=GameSpec("othello", 6), exact_targets=-1)
+
+
+@pytest.mark.slow
+def test_self_play_writes_exact_targets_for_late_positions(tmp_path: Path) -> None:
+    pytest.importorskip("torch")
+    from imago.nn.rl_train import load_window
+    from imago.rl.folder import RunFolder, read_infos
+    from imago.rl.stages import bootstrap, init, self_play
+
+    folder = RunFolder(tmp_path / "run")
+    config = smoke_config(GameSpec("othello", 6)).with_changes(
+        {"exact_targets": 8, "selfplay.max_moves": 0, "selfplay.parallel": 4}
+    )
+    init(folder, config)
+    bootstrap(folder, config)
+    self_play(folder, config, games=4, worker="w")
+    infos = [i for path in folder.example_files(0) for i in read_infos(path)]
+    assert sum(i["exact_examples"] for i in infos) > 0
+    window = load_window(folder.example_files(0))
+    assert set(np.unique(window.value)) <= {-1, 0, 1}
