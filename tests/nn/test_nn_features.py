@@ -178,3 +178,22 @@ def test_positions_follow_previous_states():
     assert positions.boards.shape == (1, 3, 8, 8)
     assert (positions.boards[0, 1] == make("othello").board()).all()
     assert (positions.boards[0, 2] == positions.boards[0, 1]).all()
+
+
+def test_positions_take_the_callers_legal_masks_as_given():
+    """A mask the caller passes is the one encoded (here: deliberately not the state's)."""
+    states = [make("go", size=5), make("othello", size=6)]
+    for state in states:
+        own = positions_from_states([state], history=2)
+        assert (own.legal[0] == state.legal_mask()).all()
+        given = np.zeros((1, state.num_actions), dtype=np.bool_)
+        given[0, 0] = True
+        passed = positions_from_states([state], history=2, legal=given)
+        assert passed.legal is given
+        assert (passed.boards == own.boards).all() and (passed.to_play == own.to_play).all()
+
+
+def test_feature_sets_count_their_planes_and_history():
+    for name, fs in FEATURE_SETS.items():
+        assert fs.planes == sum(f.planes for f in fs.features), name
+        assert fs.history == max(f.history for f in fs.features), name

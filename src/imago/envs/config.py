@@ -101,17 +101,24 @@ class EnvConfig:
         return OthelloBatch(n, self.size, history=history, max_moves=self.max_moves)
 
     # -- observations ----------------------------------------------------------------------------
-    def observe_state(self, state: GameState, color: Color | None = None) -> Planes:
+    def observe_state(
+        self,
+        state: GameState,
+        color: Color | None = None,
+        legal: npt.NDArray[np.bool_] | None = None,
+    ) -> Planes:
         """``(planes, size, size)`` for ``state`` as ``color`` sees it (default: the side to
         move). For the other colour the planes are those of ``color`` to move, with no legal
-        moves."""
-        positions = positions_from_states([state], self.features.history)
+        moves. ``legal``: the state's legal-action mask, when the caller has it already."""
         if color is not None and color != state.to_play:
-            positions = Positions(
-                positions.boards,
-                np.full(1, int(color), dtype=np.int8),
-                np.zeros_like(positions.legal),
+            positions = positions_from_states(
+                [state], self.features.history, np.zeros((1, self.num_actions), dtype=np.bool_)
             )
+            to_play = np.full(1, int(color), dtype=np.int8)
+            positions = Positions(positions.boards, to_play, positions.legal)
+        else:
+            masks = None if legal is None else legal.reshape(1, -1)
+            positions = positions_from_states([state], self.features.history, masks)
         planes: Planes = self.features.encode(positions)[0]
         return planes
 

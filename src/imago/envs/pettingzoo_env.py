@@ -143,13 +143,14 @@ class GameAECEnv(AECEnv):  # type: ignore[misc]
         if cached is None:
             state = self.game_state
             color = COLORS[agent]
-            mask = np.zeros(self.config.num_actions, dtype=np.int8)
             if color == state.to_play and not state.is_over():
-                mask[state.legal_mask()] = 1
-            cached = {
-                "observation": self.config.observe_state(state, color),
-                "action_mask": mask,
-            }
+                legal = state.legal_mask()
+                observation = self.config.observe_state(state, color, legal)
+                mask = legal.astype(np.int8)
+            else:
+                observation = self.config.observe_state(state, color)
+                mask = np.zeros(self.config.num_actions, dtype=np.int8)
+            cached = {"observation": observation, "action_mask": mask}
             self._observations[agent] = cached
         return cached
 

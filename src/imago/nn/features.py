@@ -29,7 +29,7 @@ the start of the game the oldest available board is repeated.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import numpy.typing as npt
@@ -89,26 +89,34 @@ class FeatureSet:
     name: str
     features: tuple[Feature, ...]
     summary: str = ""
+    _planes: int = field(init=False, repr=False, compare=False)
+    _history: int = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        # computed once: encode() runs per observation in the environments
+        object.__setattr__(self, "_planes", sum(f.planes for f in self.features))
+        object.__setattr__(self, "_history", max((f.history for f in self.features), default=1))
 
     @property
     def planes(self) -> int:
         """The total number of input planes."""
-        return sum(f.planes for f in self.features)
+        return self._planes
 
     @property
     def history(self) -> int:
         """How many boards (the current one included) the set needs."""
-        return max(f.history for f in self.features)
+        return self._history
 
     def encode(self, positions: Positions) -> Planes:
         """``(batch, planes, size, size)`` uint8 planes for ``positions``."""
-        if positions.history < self.history:
+        boards = positions.boards
+        if boards.shape[1] < self._history:
             raise ValueError(
-                f"feature set {self.name!r} needs {self.history} boards of history, "
-                f"got {positions.history}"
+                f"feature set {self.name!r} needs {self._history} boards of history, "
+                f"got {boards.shape[1]}"
             )
-        size = positions.size
-        out = np.empty((len(positions), self.planes, size, size), dtype=np.uint8)
+        size = boards.shape[-1]
+        out = np.empty((boards.shape[0], self._planes, size, size), dtype=np.uint8)
         first = 0
         for feature in self.features:
             feature.encode(positions, out[:, first : first + feature.planes])
@@ -213,21 +221,29 @@ def positions_from_game(
     )
 
 
-def positions_from_states(states: Sequence[GameState], history: int) -> Positions:
-    """Positions for game states, reading history through ``state.previous``."""
+def positions_from_states(
+    states: Sequence[GameState],
+    history: int,
+    legal: npt.NDArray[np.bool_] | None = None,
+) -> Positions:
+    """Positions for game states, reading history through ``state.previous``; ``legal``: their
+    legal-action masks when the caller has them already (``(len(states), actions)``)."""
     if not states:
         raise ValueError("no positions to encode")
     size = states[0].size
     stack = np.empty((len(states), history, size, size), dtype=np.int8)
     to_play = np.empty(len(states), dtype=np.int8)
-    legal = np.empty((len(states), states[0].num_actions), dtype=np.bool_)
+    masks = legal
+    if masks is None:
+        masks = np.empty((len(states), states[0].num_actions), dtype=np.bool_)
     for b, state in enumerate(states):
-        to_play[b] = state.to_play
-        legal[b] = state.legal_mask()
+        to_play[b] = int(state.to_play)
+        if legal is None:
+            masks[b] = state.legal_mask()
         current: GameState = state
         for k in range(history):
             stack[b, k] = current.board()
             earlier = current.previous
             if earlier is not None:
                 current = earlier
-    return Positions(stack, to_play, legal)
+    return Positions(stack, to_play, masks)
