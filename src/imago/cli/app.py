@@ -110,7 +110,9 @@ def main() -> None:
     import os
 
     from imago.cli._common import fail
+    from imago.core.memory import retain_freed_memory
 
+    retain_freed_memory()  # imago's own process: keep freed heap for the next game's positions
     try:
         app()
     except OSError as error:

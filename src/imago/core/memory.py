@@ -13,6 +13,10 @@ glibc's own adjustment of the size above which an allocation gets pages of its o
 returned at ``free``), so that size is set too, to the most glibc would raise it to (32 MiB):
 otherwise every large array (a batch of observations) would fault its pages in afresh. It
 changes nothing where the C library is not glibc, and nothing when ``IMAGO_KEEP_MEMORY=0``.
+
+The setting is the process's, not a library's to take: the ``imago`` command line makes it for
+its own process (play, gtp, match, self-play, the benchmarks); a program that uses imago as a
+library and plays many games calls :func:`retain_freed_memory` itself if it wants the same.
 """
 
 from __future__ import annotations

@@ -4,8 +4,8 @@
 Negamax with alpha-beta over bitboards (see :mod:`imago.games.othello.bitboard`), in layers:
 
 * ``solve_root``: the root by a sequence of null-window probes (MTD(f) over even scores),
-  starting from a first guess (``estimate``: a shallow search with the pattern evaluation of
-  :mod:`imago.agents.othello.patterns`, rounded to an even disc difference).
+  starting from a first guess (the midgame search's value: see
+  :meth:`imago.agents.othello.endgame.EndgameSolver.first_guess`).
 * ``solve_deep`` (more than ``SHALLOW`` empties): transposition table (both bounds and best
   move per entry, two-way buckets; the keys and slots of :mod:`imago.agents._table`),
   enhanced transposition cutoff from ``ETC_EMPTIES`` empties up (a child already stored with a
@@ -77,8 +77,6 @@ PATTERN_EMPTIES = 18
 """From this many empties up the ordering probe is a pattern-evaluation search."""
 PATTERN_DEPTHS = np.array([0] * 18 + [1] * 4 + [2] * 2 + [3] * 41, dtype=np.int64)
 """Depth of the pattern-evaluation probe by number of empties (from ``PATTERN_EMPTIES`` up)."""
-GUESS_DEPTHS = np.array([6] * 22 + [8] * 43, dtype=np.int64)
-"""Depth of the pattern-evaluation search that gives the root's first guess, by empties."""
 ETC_EMPTIES = 12
 """Enhanced transposition cutoffs from this many empties up (below, the extra table probes
 cost more than the searches they save)."""
@@ -447,9 +445,9 @@ def _probe(
     patterns: bool,
     table: np.ndarray,
 ) -> int:
-    """A shallow alpha-beta search, for move ordering and the root's first guess: the pattern
-    evaluation ``table`` at the leaves when ``patterns`` (8x8; hundredths of a disc), else
-    :func:`_quick_eval` (a finished game counts 64 a disc)."""
+    """A shallow alpha-beta search for move ordering: the pattern evaluation ``table`` at the
+    leaves when ``patterns`` (8x8; hundredths of a disc), else :func:`_quick_eval` (a finished
+    game counts 64 a disc)."""
     if depth == 0 and not patterns:
         return _quick_eval(p, o, size)
     mask = GEOMETRY[size, G_MASK]
@@ -472,18 +470,6 @@ def _probe(
             if v >= beta:
                 break
     return best
-
-
-@numba.njit(cache=True)
-def estimate(p: np.uint64, o: np.uint64, table: np.ndarray, size: int) -> int:
-    """An estimate of the final disc difference for ``p`` (even, within -64..64): on 8x8 a
-    pattern-evaluation search (``GUESS_DEPTHS`` plies), rounded; 0 on smaller boards."""
-    if size != 8:
-        return 0
-    depth = GUESS_DEPTHS[popcount(~(p | o))]
-    v = _probe(p, o, depth, -100000, 100000, size, True, table)
-    g = 2 * int(np.round(v / 200.0))
-    return min(max(g, -64), 64)
 
 
 @numba.njit("int64(uint64, uint64, int64, int64, int64, int64[::1], int64[:, ::1])", cache=True)

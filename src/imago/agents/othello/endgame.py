@@ -2,12 +2,12 @@
 
 The search (numba, :mod:`imago.agents.othello._endgame`) is negamax with alpha-beta over
 bitboards: the root solved by a sequence of null-window probes (MTD(f)) from a first guess given
-by the pattern evaluation, a transposition table with bounds and best move, enhanced
-transposition cutoffs, move ordering by a shallow probe far from the end (with the pattern
-evaluation from 18 empties up) and fastest-first nearer to it, quadrant parity, principal
-variation search, a stability cutoff, and dedicated code for the last three empties. Scores
-are disc differences for the side to move with empty squares given to the winner (the rule the
-FFO test suite uses)::
+by the midgame search (:meth:`EndgameSolver.first_guess`), a transposition table with bounds
+and best move, enhanced transposition cutoffs, move ordering by a shallow probe far from the
+end (with the pattern evaluation from 18 empties up) and fastest-first nearer to it, quadrant
+parity, principal variation search, a stability cutoff, and dedicated code for the last three
+empties. Scores are disc differences for the side to move with empty squares given to the
+winner (the rule the FFO test suite uses)::
 
     >>> board = "O--OOOOX-OOOOOOXOOXXOOOXOOXOOOXXOOOOOOXX" "---OOOOX----O--X--------"  # FFO #40
     >>> result = EndgameSolver().solve_board(board, "X")
@@ -36,6 +36,14 @@ from imago.core.game import GameState
 from imago.core.move import Move, Point
 
 BOARD_CHARS = {"X": "black", "O": "white", "-": "empty"}
+GUESS_LEFT = 10
+"""The first guess (8x8) searches to this many plies from the end ..."""
+GUESS_MAX_DEPTH = 14
+"""... and no deeper than this."""
+GUESS_TABLE_BITS = 18
+GUESS_PROBCUT = 1.5
+"""... with multi-ProbCut at this many standard deviations (the alphabeta agent's default)."""
+_NO_WEIGHTS = np.zeros((0, 70), dtype=np.int64)
 SIZES = (4, 6, 8)
 """The board sizes the solver plays: 8x8, and 6x6 / 4x4 in the top-left corner."""
 
@@ -182,8 +190,7 @@ class EndgameSolver:
 
         Unless ``exact_all``, the root is solved by null-window probes starting at ``guess``
         (an estimate of the score: the closer, the fewer nodes; any value gives the exact
-        score; by default a shallow search with the pattern evaluation on 8x8, 0 on smaller
-        boards)."""
+        score; by default :meth:`first_guess`)."""
         from imago.games.othello import bitboard as bb
 
         player, opponent = int(player), int(opponent)
@@ -201,7 +208,16 @@ class EndgameSolver:
         moves = int(bb.legal_moves(p, o)) & board
         if moves == 0:
             score = -k.solve_deep(
-                o, p, -64, 64, size, stats, self._keys, self._data, self._scratch, self._patterns
+                o,
+                p,
+                -64,
+                64,
+                size,
+                stats,
+                self._keys,
+                self._data,
+                self._scratch,
+                self._patterns,
             )
             if int(bb.legal_moves(o, p)) & board == 0:
                 score = int(bb.final_score(p, o, size * size))
@@ -228,7 +244,7 @@ class EndgameSolver:
             )
         else:
             if guess is None:
-                guess = int(k.estimate(p, o, self._patterns, size))
+                guess = self.first_guess(p, o, size, stats)
             k.solve_root(
                 p,
                 o,
@@ -253,6 +269,38 @@ class EndgameSolver:
             int(stats[0]),
             time.perf_counter() - start,
         )
+
+    def first_guess(
+        self, p: np.uint64, o: np.uint64, size: int = 8, stats: np.ndarray | None = None
+    ) -> int:
+        """An estimate of the exact score for the player ``p`` to move (even, within -64..64):
+        on 8x8 the midgame search's value (the ``alphabeta`` agent's negamax with the pattern
+        evaluation and multi-ProbCut), deepened one ply at a time to ``GUESS_LEFT`` plies
+        from the end (at most ``GUESS_MAX_DEPTH``); 0 on smaller boards. Its nodes are added
+        to ``stats[0]`` when given."""
+        from imago.agents._table import new_table
+        from imago.agents.othello import _alphabeta as mid
+        from imago.agents.othello.weights import builtin_probcut
+
+        if size != 8:
+            return 0
+        empties = 64 - int(p | o).bit_count()
+        keys, data = new_table(GUESS_TABLE_BITS)
+        probcut = builtin_probcut()
+        counts = np.zeros(3, dtype=np.int64)
+        value = 0
+        for depth in range(1, max(1, min(empties - GUESS_LEFT, GUESS_MAX_DEPTH)) + 1):
+            value = mid.negamax(
+                p, o, depth, -mid.INF, mid.INF, 0, 0, True, _NO_WEIGHTS, self._patterns, 8,
+                counts, keys, data, probcut, GUESS_PROBCUT,
+            )  # fmt: skip
+        if stats is not None:
+            stats[0] += counts[0]
+        if abs(value) >= mid.WIN // 2:  # a won or lost game: WIN plus the discs
+            discs = (abs(value) - mid.WIN) // mid.DISC * (1 if value > 0 else -1)
+        else:  # hundredths of a disc
+            discs = round(value / 100)
+        return int(min(max(2 * round(discs / 2), -64), 64))
 
     def _root_order(
         self, p: np.uint64, o: np.uint64, squares: np.ndarray, board: int

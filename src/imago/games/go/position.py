@@ -13,13 +13,10 @@ from imago.core.color import Color
 from imago.core.errors import IllegalMoveError, IllegalReason, InvalidMoveError
 from imago.core.game import Outcome
 from imago.core.kernels import direct
-from imago.core.memory import retain_freed_memory
 from imago.core.move import MAX_SIZE, Move, MoveKind, Point
 from imago.games.go import _kernels as K
 from imago.games.go.handicap import fixed_handicap_points
 from imago.games.go.rules import GoRules, KoRule
-
-retain_freed_memory()  # positions are short-lived arrays (see imago.core.memory)
 
 MIN_SIZE: Final = 2
 _MASK64: Final = (1 << 64) - 1
