@@ -189,3 +189,15 @@ def test_onnx_export_matches_torch(tmp_path: Path):
 
     meta = {p.key: p.value for p in onnx.load(str(path)).metadata_props}
     assert '"game": "othello"' in meta["imago_spec"]
+
+
+def test_an_onnx_export_given_as_a_model_says_so(tmp_path: Path):
+    """An ONNX file where a model .pt is wanted: named as what it is, not as pickled objects."""
+    pytest.importorskip("onnx")
+    from imago.nn.export import export_onnx
+
+    spec = spec_for("b1c8")
+    save_model(tmp_path / "model.pt", spec.build().eval(), spec)
+    export_onnx(tmp_path / "model.pt", tmp_path / "model.onnx")
+    with pytest.raises(ModelError, match=r"model\.onnx is not a model file: an ONNX export"):
+        load_model(tmp_path / "model.onnx")

@@ -183,6 +183,8 @@ def safe_load(path: str | Path, device: str | torch.device = "cpu") -> Any:
 def _load_failure(error: Exception, file: Path) -> str:
     """Why torch could not read ``file``, in one line (never torch's page of advice)."""
     text = str(error)
+    if file.suffix.lower() == ".onnx":
+        return "an ONNX export, written for inference only (give the model .pt beside it)"
     if "Weights only load failed" in text or "weights_only" in text:
         return "it holds Python objects, which imago never unpickles (only imago model files)"
     if isinstance(error, OSError):
