@@ -208,16 +208,7 @@ class EndgameSolver:
         moves = int(bb.legal_moves(p, o)) & board
         if moves == 0:
             score = -k.solve_deep(
-                o,
-                p,
-                -64,
-                64,
-                size,
-                stats,
-                self._keys,
-                self._data,
-                self._scratch,
-                self._patterns,
+                o, p, -64, 64, size, stats, self._keys, self._data, self._scratch, self._patterns
             )
             if int(bb.legal_moves(o, p)) & board == 0:
                 score = int(bb.final_score(p, o, size * size))
