@@ -96,6 +96,7 @@ def test_exact_targets_are_refused_for_go_and_below_zero() -> None:
 @pytest.mark.slow
 def test_self_play_writes_exact_targets_for_late_positions(tmp_path: Path) -> None:
     pytest.importorskip("torch")
+    from imago.nn.dataset import unpack
     from imago.nn.rl_train import load_window
     from imago.rl.folder import RunFolder, read_infos
     from imago.rl.stages import bootstrap, init, self_play
@@ -107,7 +108,17 @@ def test_self_play_writes_exact_targets_for_late_positions(tmp_path: Path) -> No
     init(folder, config)
     bootstrap(folder, config)
     self_play(folder, config, games=4, worker="w")
-    infos = [i for path in folder.example_files(0) for i in read_infos(path)]
-    assert sum(i["exact_examples"] for i in infos) > 0
-    window = load_window(folder.example_files(0))
-    assert set(np.unique(window.value)) <= {-1, 0, 1}
+    files = folder.example_files(0)
+    infos = [i for path in files for i in read_infos(path)]
+    window = load_window(files)
+    batch = unpack(window, 4, 6)  # legal4: own stones, opponent's stones, legal, ones
+    bits = np.array([1 << (r * 8 + c) for r in range(6) for c in range(6)], dtype=object)
+    late = 0
+    for planes, value in zip(batch.planes, batch.value, strict=True):
+        own, opponent = (int(bits[plane.ravel() > 0].sum()) for plane in planes[:2])
+        if 36 - (own | opponent).bit_count() > 8:
+            continue
+        late += 1
+        state = OthelloState.from_bitboards(own, opponent, Color.BLACK, size=6)
+        assert value == np.sign(_minimax_lead(state))  # the exact result, not the game's
+    assert late > 0 and sum(i["exact_examples"] for i in infos) == late

@@ -156,11 +156,9 @@ class _OthelloBackend:
         return (self.moves[index], *rest)
 
     def describe(self, value: int) -> tuple[float, float]:
-        k = self._k
-        if abs(value) >= k.WIN // 2:
-            discs = (value - k.WIN if value > 0 else value + k.WIN) / k.DISC
+        discs = self._k.value_discs(value)
+        if abs(value) >= self._k.WIN // 2:
             return discs, 1.0 if value > 0 else 0.0
-        discs = value / 100.0
         return discs, 1.0 / (1.0 + math.exp(-discs / 8.0))
 
 

@@ -102,6 +102,14 @@ def terminal_value(p: np.uint64, o: np.uint64, squares: int = 64) -> int:
     return 0
 
 
+def value_discs(value: int) -> float:
+    """A search value as a disc difference for the side to move: a won or lost game's exact
+    count, else the evaluation's hundredths of a disc."""
+    if abs(value) >= WIN // 2:
+        return (value - WIN if value > 0 else value + WIN) / DISC
+    return value / 100.0
+
+
 @numba.njit(cache=True)
 def order_moves(
     p: np.uint64,

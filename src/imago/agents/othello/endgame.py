@@ -145,12 +145,19 @@ class EndgameSolver:
         self._patterns = np.ascontiguousarray(table, dtype=np.int32)
         self._keys, self._data = kernels.new_table(table_bits)
         self._scratch = kernels.new_scratch()
+        self._guess_table: tuple[np.ndarray, np.ndarray] | None = None
+        self._probcut = np.zeros((0, 0, 3), dtype=np.float64)
 
     def clear(self) -> None:
-        """Forget the transposition table."""
+        """Forget the transposition tables (the exact search's and the first guess's)."""
         self._keys[:] = 0
         self._data[:] = 0
         self._data[:, self._kernels.TT_EMPTIES] = -1
+        if self._guess_table is not None:
+            keys, data = self._guess_table
+            keys[:] = 0
+            data[:] = 0
+            data[:, 0] = -1  # imago.agents._table's empty entry
 
     def solve_board(
         self, board: str, side: str, *, exact_all: bool = False, node_limit: int | None = None
@@ -268,29 +275,30 @@ class EndgameSolver:
         on 8x8 the midgame search's value (the ``alphabeta`` agent's negamax with the pattern
         evaluation and multi-ProbCut), deepened one ply at a time to ``GUESS_LEFT`` plies
         from the end (at most ``GUESS_MAX_DEPTH``); 0 on smaller boards. Its nodes are added
-        to ``stats[0]`` when given."""
-        from imago.agents._table import new_table
+        to ``stats[0]`` when given. Its table is kept between calls (entries are keyed by
+        position, so later guesses start from what earlier ones searched)."""
         from imago.agents.othello import _alphabeta as mid
-        from imago.agents.othello.weights import builtin_probcut
 
         if size != 8:
             return 0
+        if self._guess_table is None:
+            from imago.agents._table import new_table
+            from imago.agents.othello.weights import builtin_probcut
+
+            self._guess_table = new_table(GUESS_TABLE_BITS)
+            self._probcut = builtin_probcut()
+        keys, data = self._guess_table
         empties = 64 - int(p | o).bit_count()
-        keys, data = new_table(GUESS_TABLE_BITS)
-        probcut = builtin_probcut()
         counts = np.zeros(3, dtype=np.int64)
         value = 0
         for depth in range(1, max(1, min(empties - GUESS_LEFT, GUESS_MAX_DEPTH)) + 1):
             value = mid.negamax(
                 p, o, depth, -mid.INF, mid.INF, 0, 0, True, _NO_WEIGHTS, self._patterns, 8,
-                counts, keys, data, probcut, GUESS_PROBCUT,
+                counts, keys, data, self._probcut, GUESS_PROBCUT,
             )  # fmt: skip
         if stats is not None:
             stats[0] += counts[0]
-        if abs(value) >= mid.WIN // 2:  # a won or lost game: WIN plus the discs
-            discs = (abs(value) - mid.WIN) // mid.DISC * (1 if value > 0 else -1)
-        else:  # hundredths of a disc
-            discs = round(value / 100)
+        discs = round(mid.value_discs(value))  # whole discs, then the even score nearest
         return int(min(max(2 * round(discs / 2), -64), 64))
 
     def _root_order(
