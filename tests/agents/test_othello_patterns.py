@@ -11,6 +11,7 @@ from imago.agents._table import new_table
 from imago.agents.alphabeta import AlphaBetaAgent, AlphaBetaOptions
 from imago.agents.othello import _alphabeta as search
 from imago.agents.othello import patterns as pat
+from imago.agents.othello._kernels import new_scratch
 from imago.agents.othello.weights import (
     PATTERN_FORMAT,
     WeightsError,
@@ -192,8 +193,9 @@ def test_pattern_negamax_equals_plain_minimax() -> None:
         for depth in (1, 2, 3):
             stats = np.zeros(3, dtype=np.int64)
             value = search.negamax(
-                np.uint64(p), np.uint64(o), depth, -search.INF, search.INF, 0, 0, True,
-                no_weights, table, 8, stats, keys, data, search.NO_PROBCUT, 0.0,
+                np.uint64(p), np.uint64(o), depth, -search.INF, search.INF, 0, 0,
+                search.EVAL_PATTERNS, no_weights, table, 8, stats, keys, data, search.NO_PROBCUT,
+                0.0, new_scratch(),
             )  # fmt: skip
             assert value == _minimax(p, o, depth, table)
 

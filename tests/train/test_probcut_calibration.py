@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 from imago.agents._table import new_table
 from imago.agents.othello import _alphabeta as search
 from imago.agents.othello import probcut
+from imago.agents.othello._kernels import new_scratch
 from imago.agents.othello.weights import (
     PROBCUT_FORMAT,
     WeightsError,
@@ -121,8 +122,8 @@ def test_real_positions_are_sampled_in_range_and_measured(measured: pc.Measured)
         keys, data = new_table(16)
         stats = np.zeros(3, dtype=np.int64)
         value = search.negamax(
-            measured.p[i], measured.o[i], 5, -search.INF, search.INF, 1, 0, True, no_weights,
-            table, 8, stats, keys, data, search.NO_PROBCUT, 0.0,
+            measured.p[i], measured.o[i], 5, -search.INF, search.INF, 1, 0, search.EVAL_PATTERNS,
+            no_weights, table, 8, stats, keys, data, search.NO_PROBCUT, 0.0, new_scratch(),
         )  # fmt: skip
         assert value == measured.values[i, 5]
     # Real positions: the shallow search predicts the deep one well.
@@ -162,8 +163,9 @@ def test_probcut_prunes_and_mostly_keeps_the_search_value(measured: pc.Measured)
             keys, data = new_table(16)
             stats = np.zeros(3, dtype=np.int64)
             values[t] = search.negamax(
-                measured.p[i], measured.o[i], 6, -search.INF, search.INF, 1, 0, True,
-                no_weights, table, 8, stats, keys, data, calibration, t,
+                measured.p[i], measured.o[i], 6, -search.INF, search.INF, 1, 0,
+                search.EVAL_PATTERNS, no_weights, table, 8, stats, keys, data, calibration, t,
+                new_scratch(),
             )  # fmt: skip
             nodes[t] += int(stats[0])
         assert values[0.0] == measured.values[i, 6]

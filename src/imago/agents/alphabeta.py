@@ -110,6 +110,7 @@ class _Backend(Protocol):
 class _OthelloBackend:
     def __init__(self, state: GameState, agent: AlphaBetaAgent) -> None:
         from imago.agents.othello import _alphabeta as k
+        from imago.agents.othello._kernels import new_scratch
         from imago.games.othello import OthelloState
         from imago.games.othello import bitboard as bb
 
@@ -125,19 +126,21 @@ class _OthelloBackend:
         self.moves = [Move.play(Point(sq // 8, sq % 8)) for sq in self.squares]
         kind, evaluation = agent.othello_evaluation_for(state.size)
         self.patterns = kind == "patterns"
+        self.evaluation = k.EVAL_PATTERNS if self.patterns else k.EVAL_MASKS
         self.weights = np.zeros((0, 70), dtype=np.int64) if self.patterns else evaluation
         self.table = evaluation if self.patterns else np.zeros((0, 0), dtype=np.int32)
         self.top_k = agent.options.top_k
         self.keys, self.data = agent.othello_table()
         self.probcut, self.cut_t = agent.othello_probcut(self.patterns)
+        self.scratch = new_scratch()  # one per search: backends may run on several threads
         self.keeps_partial = True
 
     def search(self, index: int, depth: int, alpha: int, beta: int, stats: np.ndarray) -> int:
         return int(
             self._k.search_child(
                 self.p, self.o, self.squares[index], depth, alpha, beta, self.top_k,
-                self.patterns, self.weights, self.table, self.size, stats, self.keys, self.data,
-                self.probcut, self.cut_t,
+                self.evaluation, self.weights, self.table, self.size, stats, self.keys,
+                self.data, self.probcut, self.cut_t, self.scratch,
             )
         )  # fmt: skip
 

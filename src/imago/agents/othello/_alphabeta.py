@@ -15,10 +15,14 @@ disc) and order moves by that evaluation of the children near the root, by the o
 mobility one level above the leaves' parents, and by a fixed square priority just above the
 leaves.
 
-One :func:`negamax` serves both evaluations: ``patterns`` picks the pattern table (and its
-ordering) over the mask ``weights``; the unused one may be an empty array. With the pattern
-evaluation it also prunes by multi-ProbCut (:func:`probcut_bounds`) when given a calibration
-(``imago train probcut``) and a confidence ``cut_t > 0``.
+One :func:`negamax` serves every depth-limited Othello search, with the evaluation as a
+parameter (``EVAL_*``): the ``alphabeta`` agent (masks or patterns), the exact solver's first
+guess (patterns with multi-ProbCut) and its move-ordering probes (patterns, or
+:func:`evaluate_mobility` on small boards and near the end). The unused weight arrays may be
+empty. With the pattern evaluation it also prunes by multi-ProbCut (:func:`probcut_bounds`)
+when given a calibration (``imago train probcut``) and a confidence ``cut_t > 0``. Move lists
+live in a ``scratch`` array (:func:`imago.agents.othello._kernels.new_scratch`): the search
+allocates nothing per node.
 
 ``stats`` is ``int64[3]``: ``[nodes, node_limit (0 = none), aborted]``. The table is
 :mod:`._table`'s, keyed by the two bitboards.
@@ -35,10 +39,13 @@ from imago.agents.othello._kernels import (
     G_CORNERS,
     G_MASK,
     GEOMETRY,
+    SCRATCH_FLIPS,
+    SCRATCH_SQUARE,
     U0,
     U1,
     board_squares,
     edge_stable,
+    insert_move,
     potential_mobility,
 )
 from imago.games.othello.bitboard import final_score, flips, legal_moves, lowest_square, popcount
@@ -46,6 +53,12 @@ from imago.games.othello.bitboard import final_score, flips, legal_moves, lowest
 WIN = 1_000_000
 DISC = 1000
 INF = 10_000_000
+EVAL_MASKS = 0
+"""``evaluation`` of :func:`negamax`: seed 002's phase masks and feature weights (``weights``)."""
+EVAL_PATTERNS = 1
+"""The pattern evaluation (``table``, 8x8 only), with its move ordering and multi-ProbCut."""
+EVAL_MOBILITY = 2
+"""The weightless :func:`evaluate_mobility` (any board; the exact solver orders moves by it)."""
 W_MOBILITY = 64
 W_POTENTIAL = 65
 W_CORNERS = 66
@@ -111,6 +124,22 @@ def value_discs(value: int) -> float:
 
 
 @numba.njit(cache=True)
+def evaluate_mobility(p: np.uint64, o: np.uint64, moves: np.uint64, size: int) -> int:
+    """A cheap evaluation for ordering moves on any board size: mobility, corners held and
+    reachable, potential mobility (no weights; about 8 a move of mobility). ``moves`` are the
+    legal moves of ``p`` on the board."""
+    mask = GEOMETRY[size, G_MASK]
+    corners = GEOMETRY[size, G_CORNERS]
+    mp = moves
+    mo = legal_moves(o, p) & mask
+    score = 8 * (popcount(mp) - popcount(mo))
+    score += 24 * (popcount(p & corners) - popcount(o & corners))
+    score += 8 * (popcount(mp & corners) - popcount(mo & corners))
+    score += potential_mobility(p, o, mask) - potential_mobility(o, p, mask)
+    return score
+
+
+@numba.njit(cache=True)
 def order_moves(
     p: np.uint64,
     o: np.uint64,
@@ -118,32 +147,27 @@ def order_moves(
     first: int,
     weights: np.ndarray,
     size: int,
-    out: np.ndarray,
+    scratch: np.ndarray,
+    n: int,
 ) -> int:
-    """Write ``moves`` to ``out`` best first (``first``, then a cheap static guess); the count."""
-    keys = np.empty(64, dtype=np.int64)
+    """Write ``moves`` to ``scratch`` row ``n`` best first (``first``, then a cheap static
+    guess from the mask ``weights``); the count."""
     mask = GEOMETRY[size, G_MASK]
     w = weights[phase_of(weights, popcount(~(p | o) & mask))]
     count = 0
     while moves:
         sq = lowest_square(moves)
         moves &= moves - U1
+        f = flips(p, o, sq)
         if sq == first:
-            key = INF
+            key = -INF
         else:
-            f = flips(p, o, sq)
             np_ = p | f | (U1 << np.uint64(sq))
             no = o ^ f
-            key = w[sq] - w[W_MOBILITY] * popcount(legal_moves(no, np_) & mask)
+            key = w[W_MOBILITY] * popcount(legal_moves(no, np_) & mask) - w[sq]
             if (U1 << np.uint64(sq)) & GEOMETRY[size, G_CORNERS]:
-                key += w[W_CORNERS]
-        i = count
-        while i > 0 and keys[i - 1] < key:
-            keys[i] = keys[i - 1]
-            out[i] = out[i - 1]
-            i -= 1
-        keys[i] = key
-        out[i] = sq
+                key -= w[W_CORNERS]
+        insert_move(scratch, n, count, sq, key, f)
         count += 1
     return count
 
@@ -171,6 +195,16 @@ _SQUARE_PRIORITY = np.array(
 )  # fmt: skip
 
 
+PRIORITY_CLASSES = 10
+"""The values of ``_SQUARE_PRIORITY``, 0..9."""
+PRIORITY_MASKS = np.array(
+    [sum(1 << sq for sq in range(64) if _SQUARE_PRIORITY[sq] == 9 - c) for c in range(10)],
+    dtype=np.uint64,
+)
+"""The squares of each priority, highest first (``PRIORITY_MASKS[c]``: priority ``9 - c``)."""
+_NO_WEIGHTS = np.zeros((0, 70), dtype=np.int64)
+
+
 @numba.njit(cache=True)
 def order_moves_patterns(
     p: np.uint64,
@@ -179,40 +213,75 @@ def order_moves_patterns(
     first: int,
     depth: int,
     table: np.ndarray,
-    out: np.ndarray,
+    scratch: np.ndarray,
+    n: int,
 ) -> int:
-    """Write ``moves`` to ``out`` best first (``first``, then by ``depth``: the children's
-    evaluation, the opponent's mobility, or the square priority); the count."""
-    keys = np.empty(64, dtype=np.int64)
+    """Write ``moves`` to ``scratch`` row ``n`` best first (``first``, then by ``depth``: the
+    children's pattern evaluation, the opponent's mobility, or the square priority); the
+    count. Flips are stored where the key needed them, else 0 (the search computes them)."""
     count = 0
     while moves:
         sq = lowest_square(moves)
         moves &= moves - U1
+        f = U0
         if sq == first:
-            key = INF
+            key = -INF
         elif depth >= EVAL_ORDER_DEPTH:
             f = flips(p, o, sq)
             np_ = p | f | (U1 << np.uint64(sq))
             no = o ^ f
             replies = legal_moves(no, np_)
             if replies == U0:
-                key = INF // 2 - popcount(no)
+                key = popcount(no) - INF // 2
             else:
-                key = -pat.evaluate(no, np_, replies, table)
+                key = pat.evaluate(no, np_, replies, table)
         elif depth >= MOBILITY_ORDER_DEPTH:
             f = flips(p, o, sq)
             np_ = p | f | (U1 << np.uint64(sq))
             no = o ^ f
-            key = _SQUARE_PRIORITY[sq] - 16 * popcount(legal_moves(no, np_))
+            key = 16 * popcount(legal_moves(no, np_)) - _SQUARE_PRIORITY[sq]
         else:
-            key = _SQUARE_PRIORITY[sq]
-        i = count
-        while i > 0 and keys[i - 1] < key:
-            keys[i] = keys[i - 1]
-            out[i] = out[i - 1]
-            i -= 1
-        keys[i] = key
-        out[i] = sq
+            key = -_SQUARE_PRIORITY[sq]
+        insert_move(scratch, n, count, sq, key, f)
+        count += 1
+    return count
+
+
+REPLY_ORDER_DEPTH = 2
+"""With the mobility evaluation, nodes with at least this depth left order by the opponent's
+replies (below, counting them costs more than the order saves)."""
+
+
+@numba.njit(cache=True)
+def order_moves_mobility(
+    p: np.uint64,
+    o: np.uint64,
+    moves: np.uint64,
+    first: int,
+    depth: int,
+    size: int,
+    scratch: np.ndarray,
+    n: int,
+) -> int:
+    """Write ``moves`` to ``scratch`` row ``n`` best first for :data:`EVAL_MOBILITY` on any
+    board (``first``, then corners, and from ``REPLY_ORDER_DEPTH`` up fewest replies
+    first); the count. Flips as in :func:`order_moves_patterns`."""
+    corners = GEOMETRY[size, G_CORNERS]
+    mask = GEOMETRY[size, G_MASK]
+    count = 0
+    while moves:
+        sq = lowest_square(moves)
+        moves &= moves - U1
+        f = U0
+        if sq == first:
+            key = -INF
+        else:
+            key = -24 if (U1 << np.uint64(sq)) & corners else 0
+            if depth >= REPLY_ORDER_DEPTH:
+                f = flips(p, o, sq)
+                np_ = p | f | (U1 << np.uint64(sq))
+                key += 16 * popcount(legal_moves(o ^ f, np_) & mask)
+        insert_move(scratch, n, count, sq, key, f)
         count += 1
     return count
 
@@ -272,10 +341,84 @@ def probcut_bounds(
     return high, low
 
 
+@numba.njit(cache=True, inline="always")
+def leaf_value(
+    p: np.uint64,
+    o: np.uint64,
+    moves: np.uint64,
+    evaluation: int,
+    weights: np.ndarray,
+    table: np.ndarray,
+    size: int,
+) -> int:
+    """The static ``evaluation`` of a position where ``p`` has the legal ``moves`` (not 0)."""
+    if evaluation == EVAL_PATTERNS:
+        return pat.evaluate(p, o, moves, table)
+    if evaluation == EVAL_MOBILITY:
+        return evaluate_mobility(p, o, moves, size)
+    return evaluate(p, o, weights, size)
+
+
+@numba.njit(cache=True, inline="always")
+def frontier(
+    p: np.uint64,
+    o: np.uint64,
+    moves: np.uint64,
+    alpha: int,
+    beta: int,
+    evaluation: int,
+    table: np.ndarray,
+    size: int,
+    stats: np.ndarray,
+) -> int:
+    """The value of a node one ply above the leaves where ``p`` has the legal ``moves`` (not
+    0), for :data:`EVAL_PATTERNS` or :data:`EVAL_MOBILITY`: every child evaluated here in a
+    fixed square order (the pattern evaluation's square priority, or corners first), with no
+    table and no move list. :func:`negamax` ends in it with the mobility evaluation, where a
+    table and a sorted list cost more than they save; the exact solver's one-ply ordering
+    probes call it directly. A child that must pass is scored by what it leads to (the
+    evaluation after the pass, or the final count); nodes are counted as :func:`negamax`
+    counts them."""
+    mask = GEOMETRY[size, G_MASK]
+    corners = GEOMETRY[size, G_CORNERS]
+    best = -INF
+    for c in range(PRIORITY_CLASSES):
+        if evaluation == EVAL_PATTERNS:
+            bits = moves & PRIORITY_MASKS[c]
+        elif c == 0:
+            bits = moves & corners
+        elif c == 1:
+            bits = moves & ~corners
+        else:
+            break
+        while bits:
+            sq = lowest_square(bits)
+            bits &= bits - U1
+            f = flips(p, o, sq)
+            np_ = p | f | (U1 << np.uint64(sq))
+            no = o ^ f
+            stats[0] += 1
+            replies = legal_moves(no, np_) & mask
+            if replies != U0:
+                v = -leaf_value(no, np_, replies, evaluation, _NO_WEIGHTS, table, size)
+            else:
+                again = legal_moves(np_, no) & mask
+                if again == U0:
+                    v = -terminal_value(no, np_, board_squares(size))
+                else:
+                    stats[0] += 1
+                    v = leaf_value(np_, no, again, evaluation, _NO_WEIGHTS, table, size)
+            if v > best:
+                best = v
+                if v >= beta:
+                    return best
+    return best
+
+
 @numba.njit(
-    "int64(uint64, uint64, int64, int64, int64, int64, int64, boolean, int64[:, ::1],"
+    "int64(uint64, uint64, int64, int64, int64, int64, int64, int64, int64[:, ::1],"
     " int32[:, ::1], int64, int64[::1], uint64[:, ::1], int64[:, ::1], float64[:, :, ::1],"
-    " float64)",
+    " float64, int64[:, ::1])",
     cache=True,
 )
 def negamax(
@@ -286,7 +429,7 @@ def negamax(
     beta: int,
     ply: int,
     top_k: int,
-    patterns: bool,
+    evaluation: int,
     weights: np.ndarray,
     table: np.ndarray,
     size: int,
@@ -295,13 +438,16 @@ def negamax(
     data: np.ndarray,
     probcut: np.ndarray,
     cut_t: float,
+    scratch: np.ndarray,
 ) -> int:
-    """Alpha-beta (fail-soft PVS) to ``depth`` with the pattern evaluation ``table`` (8x8) when
-    ``patterns``, else the mask ``weights`` on a ``size`` board; below the root (``ply >= 1``)
-    only the ``top_k`` best-ordered moves are searched when ``top_k > 0`` (002's pruning).
+    """Alpha-beta (fail-soft PVS) to ``depth`` on a ``size`` board with the ``evaluation``
+    (``EVAL_*``): the mask ``weights``, the pattern ``table`` (8x8) or the weightless mobility
+    evaluation; the unused arrays may be empty. Below the root (``ply >= 1``) only the
+    ``top_k`` best-ordered moves are searched when ``top_k > 0`` (002's pruning). Move lists
+    live in ``scratch`` (:func:`imago.agents.othello._kernels.new_scratch`).
 
-    With ``cut_t > 0`` and a calibration ``probcut`` (see :func:`probcut_test`), nodes below
-    the root first try multi-ProbCut's shallow tests."""
+    With the pattern evaluation, ``cut_t > 0`` and a calibration ``probcut`` (see
+    :func:`probcut_bounds`), nodes below the root first try multi-ProbCut's shallow tests."""
     stats[0] += 1
     if stats[1] > 0 and stats[0] > stats[1]:
         stats[2] = 1
@@ -312,26 +458,26 @@ def negamax(
         if legal_moves(o, p) & mask == U0:
             return terminal_value(p, o, board_squares(size))
         return -negamax(
-            o, p, depth, -beta, -alpha, ply + 1, top_k, patterns, weights, table, size, stats,
-            keys, data, probcut, cut_t,
+            o, p, depth, -beta, -alpha, ply + 1, top_k, evaluation, weights, table, size, stats,
+            keys, data, probcut, cut_t, scratch,
         )  # fmt: skip
     if depth <= 0:
-        if patterns:
-            return pat.evaluate(p, o, moves, table)
-        return evaluate(p, o, weights, size)
+        return leaf_value(p, o, moves, evaluation, weights, table, size)
+    if depth == 1 and evaluation == EVAL_MOBILITY:
+        return frontier(p, o, moves, alpha, beta, evaluation, table, size, stats)
     slot = slot_of(p, o, keys.shape[0] - 1)
     tt_move, cut, value = probe(p, o, slot, depth, alpha, beta, keys, data)
     if cut:
         return value
-    if patterns and cut_t > 0.0 and ply >= 1 and depth >= PROBCUT_MIN_DEPTH:
+    if evaluation == EVAL_PATTERNS and cut_t > 0.0 and ply >= 1 and depth >= PROBCUT_MIN_DEPTH:
         # Multi-ProbCut: a shallow search that lands far enough beyond a bound predicts the
         # deep one will too (with the calibration's confidence).
         shallow = probcut_depth(depth)
         high, low = probcut_bounds(p, o, depth, alpha, beta, probcut, cut_t)
         if high < WIN // 2:
             v = negamax(
-                p, o, shallow, high - 1, high, ply, top_k, patterns, weights, table, size,
-                stats, keys, data, probcut, cut_t,
+                p, o, shallow, high - 1, high, ply, top_k, evaluation, weights, table, size,
+                stats, keys, data, probcut, cut_t, scratch,
             )  # fmt: skip
             if stats[2]:
                 return 0
@@ -339,43 +485,58 @@ def negamax(
                 return beta
         if low > -WIN // 2:
             v = negamax(
-                p, o, shallow, low, low + 1, ply, top_k, patterns, weights, table, size,
-                stats, keys, data, probcut, cut_t,
+                p, o, shallow, low, low + 1, ply, top_k, evaluation, weights, table, size,
+                stats, keys, data, probcut, cut_t, scratch,
             )  # fmt: skip
             if stats[2]:
                 return 0
             if v <= low:
                 return alpha
-    squares = np.empty(64, dtype=np.int64)
-    if patterns:
-        count = order_moves_patterns(p, o, moves, tt_move, depth, table, squares)
+    n = popcount(~(p | o) & mask)
+    if evaluation == EVAL_PATTERNS:
+        count = order_moves_patterns(p, o, moves, tt_move, depth, table, scratch, n)
+    elif evaluation == EVAL_MOBILITY:
+        count = order_moves_mobility(p, o, moves, tt_move, depth, size, scratch, n)
     else:
-        count = order_moves(p, o, moves, tt_move, weights, size, squares)
+        count = order_moves(p, o, moves, tt_move, weights, size, scratch, n)
     if top_k > 0 and ply >= 1 and count > top_k:
         count = top_k
     alpha0 = alpha
     best = -INF
-    best_sq = squares[0]
+    best_sq = scratch[n, SCRATCH_SQUARE]
     for i in range(count):
-        sq = squares[i]
-        f = flips(p, o, sq)
+        sq = scratch[n, SCRATCH_SQUARE + i]
+        f = np.uint64(scratch[n, SCRATCH_FLIPS + i])
+        if f == U0:
+            f = flips(p, o, sq)
         np_ = p | f | (U1 << np.uint64(sq))
         no = o ^ f
         a = max(alpha, best)
-        if i == 0:
+        replies = U0
+        if depth == 1 or (depth == 2 and evaluation == EVAL_MOBILITY):
+            replies = legal_moves(no, np_) & mask  # 0: a pass or the end, searched below
+        if replies != U0 and depth == 1:
+            # A leaf, evaluated here: a call per leaf costs more than the evaluation.
+            stats[0] += 1
+            v = -leaf_value(no, np_, replies, evaluation, weights, table, size)
+        elif replies != U0:
+            # A frontier node (:func:`frontier`), its loop run here for the same reason.
+            stats[0] += 1
+            v = -frontier(no, np_, replies, -beta, -a, evaluation, table, size, stats)
+        elif i == 0:
             v = -negamax(
-                no, np_, depth - 1, -beta, -a, ply + 1, top_k, patterns, weights, table, size,
-                stats, keys, data, probcut, cut_t,
+                no, np_, depth - 1, -beta, -a, ply + 1, top_k, evaluation, weights, table, size,
+                stats, keys, data, probcut, cut_t, scratch,
             )  # fmt: skip
         else:
             v = -negamax(
-                no, np_, depth - 1, -a - 1, -a, ply + 1, top_k, patterns, weights, table, size,
-                stats, keys, data, probcut, cut_t,
+                no, np_, depth - 1, -a - 1, -a, ply + 1, top_k, evaluation, weights, table, size,
+                stats, keys, data, probcut, cut_t, scratch,
             )  # fmt: skip
             if a < v < beta:
                 v = -negamax(
-                    no, np_, depth - 1, -beta, -v, ply + 1, top_k, patterns, weights, table,
-                    size, stats, keys, data, probcut, cut_t,
+                    no, np_, depth - 1, -beta, -v, ply + 1, top_k, evaluation, weights, table,
+                    size, stats, keys, data, probcut, cut_t, scratch,
                 )  # fmt: skip
         if stats[2]:
             return 0
@@ -397,7 +558,7 @@ def search_child(
     alpha: int,
     beta: int,
     top_k: int,
-    patterns: bool,
+    evaluation: int,
     weights: np.ndarray,
     table: np.ndarray,
     size: int,
@@ -406,14 +567,15 @@ def search_child(
     data: np.ndarray,
     probcut: np.ndarray,
     cut_t: float,
+    scratch: np.ndarray,
 ) -> int:
     """The value for ``p`` of playing ``sq`` then searching ``depth - 1`` plies."""
     f = flips(p, o, sq)
     np_ = p | f | (U1 << np.uint64(sq))
     no = o ^ f
     return -negamax(
-        no, np_, depth - 1, -beta, -alpha, 1, top_k, patterns, weights, table, size, stats,
-        keys, data, probcut, cut_t,
+        no, np_, depth - 1, -beta, -alpha, 1, top_k, evaluation, weights, table, size, stats,
+        keys, data, probcut, cut_t, scratch,
     )  # fmt: skip
 
 

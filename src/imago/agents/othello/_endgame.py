@@ -10,11 +10,13 @@ Negamax with alpha-beta over bitboards (see :mod:`imago.games.othello.bitboard`)
   move per entry, two-way buckets; the keys and slots of :mod:`imago.agents._table`),
   enhanced transposition cutoff from ``ETC_EMPTIES`` empties up (a child already stored with a
   good enough bound cuts before any search); moves ordered by the table move, then by a
-  shallow probe plus the opponent's mobility: from ``PATTERN_EMPTIES`` up a search with the
-  pattern evaluation (``PATTERN_DEPTHS``), from ``PROBE_EMPTIES`` up one with a cheap
-  mobility / corner evaluation (``PROBE_DEPTHS``), below it fastest-first (fewest replies
-  for the opponent, corners first); principal variation search with null windows, and a
-  stability cutoff (:func:`_stability_bound`: the opponent's stable discs bound the score).
+  shallow probe plus the opponent's mobility, the midgame search
+  (:func:`imago.agents.othello._alphabeta.negamax` with a small table of its own): from
+  ``PATTERN_EMPTIES`` up with the pattern evaluation (``PATTERN_DEPTHS``), from
+  ``PROBE_EMPTIES`` up with the weightless mobility evaluation (``PROBE_DEPTHS``), below it
+  fastest-first (fewest replies for the opponent, corners first); principal variation search
+  with null windows, and a stability cutoff (:func:`_stability_bound`: the opponent's stable
+  discs bound the score).
 * ``solve_shallow`` (``SMALL`` < empties <= ``SHALLOW``): no table, fastest-first order, the
   stability cutoff.
 * ``solve_small`` (<= ``SMALL`` empties) packs the empty squares into one word, corners first
@@ -27,19 +29,22 @@ Negamax with alpha-beta over bitboards (see :mod:`imago.games.othello.bitboard`)
   reference-count updates per call, a fifth of their time.
 
 Move lists live in a preallocated ``scratch`` array (one row per number of empties, see
-:func:`new_scratch`), so the search allocates nothing per node.
+:func:`imago.agents.othello._kernels.new_scratch`), shared with the ordering probes (they
+write only the rows below the node that calls them), so the search allocates nothing per
+node.
 
 Every kernel takes the board ``size``: 8, or 6 / 4 for a board in the top-left corner of the
 bitboards (moves and empty squares masked to the board, its own corners, parity quadrants and
 number of squares, read from :data:`imago.agents.othello._kernels.GEOMETRY`). The pattern
-evaluation is 8x8 only: on smaller boards the cheap probe orders moves at every depth and the
+evaluation is 8x8 only: on smaller boards the mobility probe orders moves at every depth and the
 root's first guess is 0.
 
 Scores are final disc differences for the player to move, empties to the winner. ``table``
 is the pattern evaluation's ``int32[stages, table]`` weights (hundredths of a disc); it
 affects only the order of the search and the first guess, never the score.
-``stats`` is an ``int64`` array: ``[nodes, node_limit (0 = none), aborted flag]``; when the node
-limit is passed the search unwinds with meaningless values and sets ``stats[2]``.
+``stats`` is an ``int64`` array: ``[nodes, node_limit (0 = none), aborted flag]`` (the nodes of
+the ordering probes included); when the node limit is passed the search unwinds with
+meaningless values and sets ``stats[2]``.
 """
 
 from __future__ import annotations
@@ -48,6 +53,7 @@ import numba
 import numpy as np
 
 from imago.agents._table import slot_of
+from imago.agents.othello import _alphabeta as mid
 from imago.agents.othello._kernels import (
     G_CORNERS,
     G_MASK,
@@ -55,13 +61,15 @@ from imago.agents.othello._kernels import (
     G_QUADRANTS,
     GEOMETRY,
     QUADRANT,
+    SCRATCH_FLIPS,
+    SCRATCH_SQUARE,
     U0,
     U1,
     board_squares,
+    insert_move,
     potential_mobility,
     stable_discs,
 )
-from imago.agents.othello.patterns import evaluate
 from imago.games.othello.bitboard import final_score, flips, legal_moves, lowest_square, popcount
 
 SMALL = 7
@@ -90,33 +98,6 @@ TT_LOWER = 0
 TT_UPPER = 1
 TT_MOVE = 2
 TT_EMPTIES = 3
-
-
-_SQUARE = 0
-_KEY = 64
-_FLIPS = 128
-
-
-def new_scratch() -> np.ndarray:
-    """Per-depth move lists (row = empties) so the search allocates nothing: the moves sorted
-    by their ordering keys (columns from ``_SQUARE``), the keys (from ``_KEY``) and each move's
-    flips (from ``_FLIPS``, the word's bits as an ``int64``)."""
-    return np.zeros((65, 192), dtype=np.int64)
-
-
-@numba.njit(cache=True, inline="always")
-def _insert(scratch: np.ndarray, n: int, count: int, sq: int, key: int, f: np.uint64) -> None:
-    """Insert a move into row ``n``'s ``count`` moves sorted by key (stable for ties), indexing
-    the scratch array directly: a row view would cost two reference-count updates per node."""
-    i = count
-    while i > 0 and scratch[n, _KEY + i - 1] > key:
-        scratch[n, _KEY + i] = scratch[n, _KEY + i - 1]
-        scratch[n, _SQUARE + i] = scratch[n, _SQUARE + i - 1]
-        scratch[n, _FLIPS + i] = scratch[n, _FLIPS + i - 1]
-        i -= 1
-    scratch[n, _KEY + i] = key
-    scratch[n, _SQUARE + i] = sq
-    scratch[n, _FLIPS + i] = np.int64(f)
 
 
 def new_table(bits: int = 20) -> tuple[np.ndarray, np.ndarray]:
@@ -420,56 +401,33 @@ def _order_key(p: np.uint64, o: np.uint64, sq: int, f: np.uint64, odd: np.uint64
     return key
 
 
-@numba.njit(cache=True)
-def _quick_eval(p: np.uint64, o: np.uint64, size: int) -> int:
-    """A cheap midgame guess for move ordering: mobility, corners, potential mobility."""
-    mask = GEOMETRY[size, G_MASK]
-    corners = GEOMETRY[size, G_CORNERS]
-    mp = legal_moves(p, o) & mask
-    mo = legal_moves(o, p) & mask
-    score = 8 * (popcount(mp) - popcount(mo))
-    score += 24 * (popcount(p & corners) - popcount(o & corners))
-    score += 8 * (popcount(mp & corners) - popcount(mo & corners))
-    score += potential_mobility(p, o, mask) - potential_mobility(o, p, mask)
-    return score
-
-
-@numba.njit("int64(uint64, uint64, int64, int64, int64, int64, boolean, int32[:, ::1])", cache=True)
-def _probe(
+@numba.njit(cache=True, inline="always")
+def _order_probe(
     p: np.uint64,
     o: np.uint64,
     depth: int,
-    alpha: int,
-    beta: int,
+    evaluation: int,
     size: int,
-    patterns: bool,
+    stats: np.ndarray,
+    scratch: np.ndarray,
     table: np.ndarray,
+    probe_keys: np.ndarray,
+    probe_data: np.ndarray,
+    no_weights: np.ndarray,
+    no_probcut: np.ndarray,
 ) -> int:
-    """A shallow alpha-beta search for move ordering: the pattern evaluation ``table`` at the
-    leaves when ``patterns`` (8x8; hundredths of a disc), else :func:`_quick_eval` (a finished
-    game counts 64 a disc)."""
-    if depth == 0 and not patterns:
-        return _quick_eval(p, o, size)
-    mask = GEOMETRY[size, G_MASK]
-    moves = legal_moves(p, o) & mask
-    if depth == 0:
-        return evaluate(p, o, moves, table)
-    if moves == U0:
-        if legal_moves(o, p) & mask == U0:
-            return final_score(p, o, board_squares(size)) * (100 if patterns else 64)
-        return -_probe(o, p, depth, -beta, -alpha, size, patterns, table)
-    best = -100000
-    while moves:
-        sq = lowest_square(moves)
-        moves &= moves - U1
-        f = flips(p, o, sq)
-        np_ = p | f | (U1 << np.uint64(sq))
-        v = -_probe(o ^ f, np_, depth - 1, -beta, -max(alpha, best), size, patterns, table)
-        if v > best:
-            best = v
-            if v >= beta:
-                break
-    return best
+    """The midgame search's value of ``(p, o)`` at ``depth`` with the ``evaluation``: the
+    exact search's ordering probe. One ply deep it goes straight to the search's frontier
+    loop (a call with the search's sixteen arguments would cost a fifth of the probe)."""
+    if depth == 1:
+        moves = legal_moves(p, o) & GEOMETRY[size, G_MASK]
+        if moves != U0:
+            stats[0] += 1
+            return mid.frontier(p, o, moves, -mid.INF, mid.INF, evaluation, table, size, stats)
+    return mid.negamax(
+        p, o, depth, -mid.INF, mid.INF, 0, 0, evaluation, no_weights, table, size, stats,
+        probe_keys, probe_data, no_probcut, 0.0, scratch,
+    )  # fmt: skip
 
 
 @numba.njit("int64(uint64, uint64, int64, int64, int64, int64[::1], int64[:, ::1])", cache=True)
@@ -504,12 +462,12 @@ def solve_shallow(
         sq = lowest_square(bits)
         bits &= bits - U1
         f = flips(p, o, sq)
-        _insert(scratch, n, count, sq, _order_key(p, o, sq, f, odd, size), f)
+        insert_move(scratch, n, count, sq, _order_key(p, o, sq, f, odd, size), f)
         count += 1
     best = -INF
     for i in range(count):
-        sq = scratch[n, _SQUARE + i]
-        f = np.uint64(scratch[n, _FLIPS + i])
+        sq = scratch[n, SCRATCH_SQUARE + i]
+        f = np.uint64(scratch[n, SCRATCH_FLIPS + i])
         np_ = p | f | (U1 << np.uint64(sq))
         no = o ^ f
         a = max(alpha, best)
@@ -528,7 +486,8 @@ def solve_shallow(
 
 @numba.njit(
     "int64(uint64, uint64, int64, int64, int64, int64[::1], uint64[:, ::1], int8[:, ::1],"
-    " int64[:, ::1], int32[:, ::1])",
+    " int64[:, ::1], int32[:, ::1], uint64[:, ::1], int64[:, ::1], int64[:, ::1],"
+    " float64[:, :, ::1])",
     cache=True,
 )
 def solve_deep(
@@ -542,8 +501,16 @@ def solve_deep(
     data: np.ndarray,
     scratch: np.ndarray,
     table: np.ndarray,
+    probe_keys: np.ndarray,
+    probe_data: np.ndarray,
+    no_weights: np.ndarray,
+    no_probcut: np.ndarray,
 ) -> int:
-    """Exact search with a transposition table, fastest-first order, PVS, stability cutoff."""
+    """Exact search with a transposition table, PVS, the stability cutoff; moves ordered by
+    the table, then by the midgame search (:func:`imago.agents.othello._alphabeta.negamax`
+    with its own table ``probe_keys`` / ``probe_data``, the move lists in rows of ``scratch``
+    below this node's; ``no_weights`` and ``no_probcut`` are its unused arguments) or
+    fastest-first."""
     board = GEOMETRY[size, G_MASK]
     empty = ~(p | o) & board
     n = popcount(empty)
@@ -584,7 +551,10 @@ def solve_deep(
     if moves == U0:
         if legal_moves(o, p) & board == U0:
             return final_score(p, o, squares_on_board)
-        return -solve_deep(o, p, -beta, -alpha, size, stats, keys, data, scratch, table)
+        return -solve_deep(
+            o, p, -beta, -alpha, size, stats, keys, data, scratch, table, probe_keys, probe_data,
+            no_weights, no_probcut,
+        )  # fmt: skip
     odd = _parity_odd(empty, size)
     count = 0
     bits = moves
@@ -604,32 +574,47 @@ def solve_deep(
                         return v
                 cs ^= np.int64(1)
         if sq == tt_move:
-            key = -1000000
+            key = -2 * mid.INF
         elif n >= PATTERN_EMPTIES and size == 8:
-            key = _probe(no, np_, PATTERN_DEPTHS[n], -100000, 100000, size, True, table)
+            key = _order_probe(
+                no, np_, PATTERN_DEPTHS[n], mid.EVAL_PATTERNS, size, stats, scratch, table,
+                probe_keys, probe_data, no_weights, no_probcut,
+            )  # fmt: skip
             key += PATTERN_MOBILITY_WEIGHT * popcount(legal_moves(no, np_))
         elif n >= PROBE_EMPTIES:
-            key = _probe(no, np_, PROBE_DEPTHS[n], -100000, 100000, size, False, table)
+            key = _order_probe(
+                no, np_, PROBE_DEPTHS[n], mid.EVAL_MOBILITY, size, stats, scratch, table,
+                probe_keys, probe_data, no_weights, no_probcut,
+            )  # fmt: skip
             key += MOBILITY_WEIGHT * popcount(legal_moves(no, np_) & board)
         else:
             key = _order_key(p, o, sq, f, odd, size)
-        _insert(scratch, n, count, sq, key, f)
+        insert_move(scratch, n, count, sq, key, f)
         count += 1
     alpha0 = alpha
     best = -INF
-    best_sq = scratch[n, _SQUARE]
+    best_sq = scratch[n, SCRATCH_SQUARE]
     for i in range(count):
-        sq = scratch[n, _SQUARE + i]
-        f = np.uint64(scratch[n, _FLIPS + i])
+        sq = scratch[n, SCRATCH_SQUARE + i]
+        f = np.uint64(scratch[n, SCRATCH_FLIPS + i])
         np_ = p | f | (U1 << np.uint64(sq))
         no = o ^ f
         a = max(alpha, best)
         if i == 0:
-            v = -solve_deep(no, np_, -beta, -a, size, stats, keys, data, scratch, table)
+            v = -solve_deep(
+                no, np_, -beta, -a, size, stats, keys, data, scratch, table, probe_keys, probe_data,
+                no_weights, no_probcut,
+            )  # fmt: skip
         else:
-            v = -solve_deep(no, np_, -a - 1, -a, size, stats, keys, data, scratch, table)
+            v = -solve_deep(
+                no, np_, -a - 1, -a, size, stats, keys, data, scratch, table, probe_keys,
+                probe_data, no_weights, no_probcut,
+            )  # fmt: skip
             if a < v < beta:
-                v = -solve_deep(no, np_, -beta, -v, size, stats, keys, data, scratch, table)
+                v = -solve_deep(
+                    no, np_, -beta, -v, size, stats, keys, data, scratch, table, probe_keys,
+                    probe_data, no_weights, no_probcut,
+                )  # fmt: skip
         if stats[2]:
             return 0
         if v > best:
@@ -667,6 +652,10 @@ def solve_moves(
     data: np.ndarray,
     scratch: np.ndarray,
     table: np.ndarray,
+    probe_keys: np.ndarray,
+    probe_data: np.ndarray,
+    no_weights: np.ndarray,
+    no_probcut: np.ndarray,
 ) -> int:
     """Score the root moves ``squares``; the index of the best. Exact for every move when
     ``exact_all``; otherwise exact for the best and an upper bound for the others."""
@@ -678,11 +667,20 @@ def solve_moves(
         np_ = p | f | (U1 << np.uint64(sq))
         no = o ^ f
         if exact_all or i == 0:
-            v = -solve_deep(no, np_, -64, 64, size, stats, keys, data, scratch, table)
+            v = -solve_deep(
+                no, np_, -64, 64, size, stats, keys, data, scratch, table, probe_keys, probe_data,
+                no_weights, no_probcut,
+            )  # fmt: skip
         else:
-            v = -solve_deep(no, np_, -best - 1, -best, size, stats, keys, data, scratch, table)
+            v = -solve_deep(
+                no, np_, -best - 1, -best, size, stats, keys, data, scratch, table, probe_keys,
+                probe_data, no_weights, no_probcut,
+            )  # fmt: skip
             if v > best:
-                v = -solve_deep(no, np_, -64, -v, size, stats, keys, data, scratch, table)
+                v = -solve_deep(
+                    no, np_, -64, -v, size, stats, keys, data, scratch, table, probe_keys,
+                    probe_data, no_weights, no_probcut,
+                )  # fmt: skip
         if stats[2]:
             return -1
         scores[i] = v
@@ -705,6 +703,10 @@ def solve_root(
     data: np.ndarray,
     scratch: np.ndarray,
     table: np.ndarray,
+    probe_keys: np.ndarray,
+    probe_data: np.ndarray,
+    no_weights: np.ndarray,
+    no_probcut: np.ndarray,
 ) -> int:
     """The exact score of the root by a sequence of null-window probes (MTD(f) on even scores).
 
@@ -734,7 +736,10 @@ def solve_root(
             np_ = p | f | (U1 << np.uint64(sq))
             no = o ^ f
             a = max(alpha, best)
-            v = -solve_deep(no, np_, -beta, -a, size, stats, keys, data, scratch, table)
+            v = -solve_deep(
+                no, np_, -beta, -a, size, stats, keys, data, scratch, table, probe_keys, probe_data,
+                no_weights, no_probcut,
+            )  # fmt: skip
             if stats[2]:
                 return 0
             if v < beta:

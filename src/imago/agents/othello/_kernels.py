@@ -199,6 +199,36 @@ def stable_discs(p: np.uint64, o: np.uint64, size: int) -> np.uint64:
         stable = grown
 
 
+# -- move lists -------------------------------------------------------------------------------
+SCRATCH_SQUARE = 0
+"""Columns of a scratch row from here: the moves, sorted by their keys (lowest first)."""
+SCRATCH_KEY = 64
+"""From here: the ordering keys."""
+SCRATCH_FLIPS = 128
+"""From here: each move's flips (the word's bits as an ``int64``)."""
+
+
+def new_scratch() -> npt.NDArray[np.int64]:
+    """Move lists for a search (row = number of empty squares; see the module docstring)."""
+    return np.zeros((65, 192), dtype=np.int64)
+
+
+@numba.njit(cache=True, inline="always")
+def insert_move(scratch: np.ndarray, n: int, count: int, sq: int, key: int, f: np.uint64) -> None:
+    """Insert a move into row ``n``'s ``count`` moves sorted by key (lowest first, stable for
+    ties), indexing the scratch array directly: a row view would cost two reference-count
+    updates per node."""
+    i = count
+    while i > 0 and scratch[n, SCRATCH_KEY + i - 1] > key:
+        scratch[n, SCRATCH_KEY + i] = scratch[n, SCRATCH_KEY + i - 1]
+        scratch[n, SCRATCH_SQUARE + i] = scratch[n, SCRATCH_SQUARE + i - 1]
+        scratch[n, SCRATCH_FLIPS + i] = scratch[n, SCRATCH_FLIPS + i - 1]
+        i -= 1
+    scratch[n, SCRATCH_KEY + i] = key
+    scratch[n, SCRATCH_SQUARE + i] = sq
+    scratch[n, SCRATCH_FLIPS + i] = np.int64(f)
+
+
 @numba.njit(cache=True)
 def random_square(bits: np.uint64, state: np.ndarray) -> int:
     """A uniformly random set bit of a non-zero word (from the top 32 bits of the next output of

@@ -43,7 +43,10 @@ GUESS_MAX_DEPTH = 14
 GUESS_TABLE_BITS = 18
 GUESS_PROBCUT = 1.5
 """... with multi-ProbCut at this many standard deviations (the alphabeta agent's default)."""
+PROBE_TABLE_BITS = 16
+"""The ordering probes' own table (the midgame search's, ``2**bits`` entries)."""
 _NO_WEIGHTS = np.zeros((0, 70), dtype=np.int64)
+_NO_PROBCUT = np.zeros((0, 0, 3), dtype=np.float64)
 SIZES = (4, 6, 8)
 """The board sizes the solver plays: 8x8, and 6x6 / 4x4 in the top-left corner."""
 
@@ -134,7 +137,9 @@ class EndgameSolver:
     """
 
     def __init__(self, table_bits: int = 21, patterns: np.ndarray | None = None) -> None:
+        from imago.agents._table import new_table
         from imago.agents.othello import _endgame as kernels
+        from imago.agents.othello._kernels import new_scratch
         from imago.agents.othello.patterns import STAGES, TABLE_SIZE
         from imago.agents.othello.weights import load_evaluation
 
@@ -144,7 +149,8 @@ class EndgameSolver:
             raise ValueError(f"pattern table shape {table.shape}, expected {(STAGES, TABLE_SIZE)}")
         self._patterns = np.ascontiguousarray(table, dtype=np.int32)
         self._keys, self._data = kernels.new_table(table_bits)
-        self._scratch = kernels.new_scratch()
+        self._scratch = new_scratch()
+        self._probe_keys, self._probe_data = new_table(PROBE_TABLE_BITS)
         self._guess_table: tuple[np.ndarray, np.ndarray] | None = None
         self._probcut = np.zeros((0, 0, 3), dtype=np.float64)
 
@@ -153,6 +159,9 @@ class EndgameSolver:
         self._keys[:] = 0
         self._data[:] = 0
         self._data[:, self._kernels.TT_EMPTIES] = -1
+        self._probe_keys[:] = 0
+        self._probe_data[:] = 0
+        self._probe_data[:, 0] = -1  # imago.agents._table's empty entry
         if self._guess_table is not None:
             keys, data = self._guess_table
             keys[:] = 0
@@ -215,8 +224,9 @@ class EndgameSolver:
         moves = int(bb.legal_moves(p, o)) & board
         if moves == 0:
             score = -k.solve_deep(
-                o, p, -64, 64, size, stats, self._keys, self._data, self._scratch, self._patterns
-            )
+                o, p, -64, 64, size, stats, self._keys, self._data, self._scratch, self._patterns,
+                *self._probe_args(),
+            )  # fmt: skip
             if int(bb.legal_moves(o, p)) & board == 0:
                 score = int(bb.final_score(p, o, size * size))
             self._check(stats)
@@ -239,6 +249,7 @@ class EndgameSolver:
                 self._data,
                 self._scratch,
                 self._patterns,
+                *self._probe_args(),
             )
         else:
             if guess is None:
@@ -255,6 +266,7 @@ class EndgameSolver:
                 self._data,
                 self._scratch,
                 self._patterns,
+                *self._probe_args(),
             )
             best = 0
         self._check(stats)
@@ -293,13 +305,17 @@ class EndgameSolver:
         value = 0
         for depth in range(1, max(1, min(empties - GUESS_LEFT, GUESS_MAX_DEPTH)) + 1):
             value = mid.negamax(
-                p, o, depth, -mid.INF, mid.INF, 0, 0, True, _NO_WEIGHTS, self._patterns, 8,
-                counts, keys, data, self._probcut, GUESS_PROBCUT,
+                p, o, depth, -mid.INF, mid.INF, 0, 0, mid.EVAL_PATTERNS, _NO_WEIGHTS,
+                self._patterns, 8, counts, keys, data, self._probcut, GUESS_PROBCUT, self._scratch,
             )  # fmt: skip
         if stats is not None:
             stats[0] += counts[0]
         discs = round(mid.value_discs(value))  # whole discs, then the even score nearest
         return int(min(max(2 * round(discs / 2), -64), 64))
+
+    def _probe_args(self) -> tuple[np.ndarray, ...]:
+        """The exact search's arguments for its ordering probes (the midgame search's)."""
+        return self._probe_keys, self._probe_data, _NO_WEIGHTS, _NO_PROBCUT
 
     def _root_order(
         self, p: np.uint64, o: np.uint64, squares: np.ndarray, board: int

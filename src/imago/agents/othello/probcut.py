@@ -14,6 +14,7 @@ import numpy.typing as npt
 
 from imago.agents._table import new_table
 from imago.agents.othello import _alphabeta as _search
+from imago.agents.othello._kernels import new_scratch
 from imago.agents.othello.weights import load_pattern_weights
 
 MIN_DEPTH: int = _search.PROBCUT_MIN_DEPTH
@@ -42,12 +43,14 @@ def search_values(
     table = load_pattern_weights()
     no_weights = np.zeros((0, 70), dtype=np.int64)
     out = np.zeros((len(p), max_depth + 1), dtype=np.int64)
+    scratch = new_scratch()
     for i in range(len(p)):
         keys, data = new_table(table_bits)
         for depth in range(1, max_depth + 1):
             stats = np.zeros(3, dtype=np.int64)
             out[i, depth] = _search.negamax(
-                np.uint64(p[i]), np.uint64(o[i]), depth, -_search.INF, _search.INF, 1, 0, True,
-                no_weights, table, 8, stats, keys, data, _search.NO_PROBCUT, 0.0,
+                np.uint64(p[i]), np.uint64(o[i]), depth, -_search.INF, _search.INF, 1, 0,
+                _search.EVAL_PATTERNS, no_weights, table, 8, stats, keys, data, _search.NO_PROBCUT,
+                0.0, scratch,
             )  # fmt: skip
     return out
