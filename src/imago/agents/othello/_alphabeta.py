@@ -247,7 +247,7 @@ def order_moves_patterns(
     return count
 
 
-REPLY_ORDER_DEPTH = 2
+REPLY_ORDER_DEPTH = 3
 """With the mobility evaluation, nodes with at least this depth left order by the opponent's
 replies (below, counting them costs more than the order saves)."""
 
@@ -376,9 +376,9 @@ def frontier(
     fixed square order (the pattern evaluation's square priority, or corners first), with no
     table and no move list. :func:`negamax` ends in it with the mobility evaluation, where a
     table and a sorted list cost more than they save; the exact solver's one-ply ordering
-    probes call it directly. A child that must pass is scored by what it leads to (the
-    evaluation after the pass, or the final count); nodes are counted as :func:`negamax`
-    counts them."""
+    probes call it directly. Every move is searched (no ``top_k``). A child that must pass is
+    scored by what it leads to (the evaluation after the pass, or the final count); nodes are
+    counted as :func:`negamax` counts them."""
     mask = GEOMETRY[size, G_MASK]
     corners = GEOMETRY[size, G_CORNERS]
     best = -INF
@@ -440,11 +440,13 @@ def negamax(
     cut_t: float,
     scratch: np.ndarray,
 ) -> int:
-    """Alpha-beta (fail-soft PVS) to ``depth`` on a ``size`` board with the ``evaluation``
-    (``EVAL_*``): the mask ``weights``, the pattern ``table`` (8x8) or the weightless mobility
-    evaluation; the unused arrays may be empty. Below the root (``ply >= 1``) only the
-    ``top_k`` best-ordered moves are searched when ``top_k > 0`` (002's pruning). Move lists
-    live in ``scratch`` (:func:`imago.agents.othello._kernels.new_scratch`).
+    """Alpha-beta (fail-soft; principal variation search, except with the mobility evaluation,
+    whose shallow probes lose more to re-searches than null windows save) to ``depth`` on a
+    ``size`` board with the ``evaluation`` (``EVAL_*``): the mask ``weights``, the pattern
+    ``table`` (8x8) or the weightless mobility evaluation; the unused arrays may be empty.
+    Below the root (``ply >= 1``) only the ``top_k`` best-ordered moves are searched when
+    ``top_k > 0`` (002's pruning). Move lists live in ``scratch``
+    (:func:`imago.agents.othello._kernels.new_scratch`).
 
     With the pattern evaluation, ``cut_t > 0`` and a calibration ``probcut`` (see
     :func:`probcut_bounds`), nodes below the root first try multi-ProbCut's shallow tests."""
@@ -523,7 +525,7 @@ def negamax(
             # A frontier node (:func:`frontier`), its loop run here for the same reason.
             stats[0] += 1
             v = -frontier(no, np_, replies, -beta, -a, evaluation, table, size, stats)
-        elif i == 0:
+        elif i == 0 or evaluation == EVAL_MOBILITY:  # the mobility probes: plain alpha-beta
             v = -negamax(
                 no, np_, depth - 1, -beta, -a, ply + 1, top_k, evaluation, weights, table, size,
                 stats, keys, data, probcut, cut_t, scratch,
