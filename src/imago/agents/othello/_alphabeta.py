@@ -468,9 +468,11 @@ def negamax(
     if depth == 1 and evaluation == EVAL_MOBILITY:
         return frontier(p, o, moves, alpha, beta, evaluation, table, size, stats)
     slot = slot_of(p, o, keys.shape[0] - 1)
-    tt_move, cut, value = probe(p, o, slot, depth, alpha, beta, keys, data)
-    if cut:
-        return value
+    tt_move = -1
+    if evaluation != EVAL_MOBILITY:  # the solver's cheap probes: a table costs more than it saves
+        tt_move, cut, value = probe(p, o, slot, depth, alpha, beta, keys, data)
+        if cut:
+            return value
     if evaluation == EVAL_PATTERNS and cut_t > 0.0 and ply >= 1 and depth >= PROBCUT_MIN_DEPTH:
         # Multi-ProbCut: a shallow search that lands far enough beyond a bound predicts the
         # deep one will too (with the calibration's confidence).
@@ -547,7 +549,8 @@ def negamax(
             best_sq = sq
             if v >= beta:
                 break
-    store(p, o, slot, depth, best, best_sq, alpha0, beta, keys, data)
+    if evaluation != EVAL_MOBILITY:
+        store(p, o, slot, depth, best, best_sq, alpha0, beta, keys, data)
     return best
 
 
