@@ -4,7 +4,8 @@ The search (numba, :mod:`imago.agents.othello._endgame`) is negamax with alpha-b
 bitboards: the root solved by a sequence of null-window probes (MTD(f)) from a first guess given
 by the midgame search (:meth:`EndgameSolver.first_guess`), a transposition table with bounds
 and best move, enhanced transposition cutoffs, move ordering by a shallow probe far from the
-end (with the pattern evaluation from 18 empties up) and fastest-first nearer to it, quadrant
+end (the same midgame search: with the pattern evaluation from 18 empties up, the mobility
+evaluation below) and fastest-first nearer to it, quadrant
 parity, principal variation search, a stability cutoff, and dedicated code for the last three
 empties. Scores are disc differences for the side to move with empty squares given to the
 winner (the rule the FFO test suite uses)::
@@ -16,8 +17,8 @@ winner (the rule the FFO test suite uses)::
 
 It solves 6x6 (and 4x4) Othello too: a board of 36 (16) characters, or ``size=6`` with
 bitboards in the top-left corner (bit ``row * 8 + col``, as :mod:`imago.games.othello` keeps
-them); there the first guess is 0 and the cheap probe orders moves (the pattern evaluation is
-8x8 only). The 6x6 start position is a published win for White by 16-20 (Feinstein, 1993)::
+them); there the first guess is 0 and the mobility probe orders moves (the pattern evaluation
+is 8x8 only). The 6x6 start position is a published win for White by 16-20 (Feinstein, 1993)::
 
     >>> EndgameSolver(18).solve_board("-" * 14 + "OX----XO" + "-" * 14, "X").score
     -4
@@ -58,7 +59,9 @@ class EndgameResult:
     ``score`` is exact (final disc difference for the side to move). ``move`` is a best move
     (pass when the side to move has none). ``move_scores`` holds, for each legal move, its exact
     score when every move was solved exactly (``exact_all``), else the best move first with
-    its exact score and an upper bound (at most ``score``) for each other move.
+    its exact score and an upper bound (at most ``score``) for each other move. ``nodes``
+    counts every position searched: the exact search's, its ordering probes' and the first
+    guess's.
     """
 
     score: int
