@@ -359,7 +359,7 @@ def leaf_value(
     return evaluate(p, o, weights, size)
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True)
 def frontier(
     p: np.uint64,
     o: np.uint64,
