@@ -11,9 +11,9 @@ Negamax with alpha-beta over bitboards (see :mod:`imago.games.othello.bitboard`)
   enhanced transposition cutoff from ``ETC_EMPTIES`` empties up (a child already stored with a
   good enough bound cuts before any search); moves ordered by the table move, then by a
   shallow probe plus the opponent's mobility, the midgame search
-  (:func:`imago.agents.othello._alphabeta.negamax` with a small table of its own): from
-  ``PATTERN_EMPTIES`` up with the pattern evaluation (``PATTERN_DEPTHS``), from
-  ``PROBE_EMPTIES`` up with the weightless mobility evaluation (``PROBE_DEPTHS``), below it
+  (:func:`imago.agents.othello._alphabeta.negamax`): from ``PATTERN_EMPTIES`` up with the
+  pattern evaluation (``PATTERN_DEPTHS``; a small table of its own), from ``PROBE_EMPTIES`` up
+  with the weightless mobility evaluation (``PROBE_DEPTHS``; no table), below it
   fastest-first (fewest replies for the opponent, corners first); principal variation search
   with null windows, and a stability cutoff (:func:`_stability_bound`: the opponent's stable
   discs bound the score).
@@ -418,7 +418,7 @@ def _order_probe(
 ) -> int:
     """The midgame search's value of ``(p, o)`` at ``depth`` with the ``evaluation``: the
     exact search's ordering probe. One ply deep it goes straight to the search's frontier
-    loop (a call with the search's sixteen arguments would cost a fifth of the probe)."""
+    loop (a call with the search's seventeen arguments would cost a fifth of the probe)."""
     if depth == 1:
         moves = legal_moves(p, o) & GEOMETRY[size, G_MASK]
         if moves != U0:
