@@ -26,7 +26,7 @@ from imago.agents.othello._kernels import G_MASK, GEOMETRY, new_scratch
 from imago.agents.othello.weights import load_othello_weights, load_pattern_weights
 from imago.games.othello.bitboard import flips, legal_moves
 
-NO_WEIGHTS = np.zeros((0, 70), dtype=np.int64)
+NO_WEIGHTS = search.NO_WEIGHTS
 NO_TABLE = np.zeros((0, 0), dtype=np.int32)
 
 
@@ -39,7 +39,7 @@ def _leaf(p: int, o: int, moves: int, evaluation: int, weights: np.ndarray, tabl
         return int(patterns.evaluate(bp, bo, np.uint64(moves), table))
     if evaluation == search.EVAL_MOBILITY:
         return int(search.evaluate_mobility(bp, bo, np.uint64(moves), size))
-    return int(search.evaluate(bp, bo, weights, size))
+    return int(search.evaluate(bp, bo, np.uint64(moves), weights, size))
 
 
 def _minimax(p: int, o: int, depth: int, evaluation: int, weights: np.ndarray,

@@ -187,15 +187,14 @@ def _minimax(p: int, o: int, depth: int, table: np.ndarray) -> int:
 
 def test_pattern_negamax_equals_plain_minimax() -> None:
     table = load_pattern_weights()
-    no_weights = np.zeros((0, 70), dtype=np.int64)
     for p, o in _random_positions(16, seed=17)[8:]:
         keys, data = new_table(12)
         for depth in (1, 2, 3):
             stats = np.zeros(3, dtype=np.int64)
             value = search.negamax(
                 np.uint64(p), np.uint64(o), depth, -search.INF, search.INF, 0, 0,
-                search.EVAL_PATTERNS, no_weights, table, 8, stats, keys, data, search.NO_PROBCUT,
-                0.0, new_scratch(),
+                search.EVAL_PATTERNS, search.NO_WEIGHTS, table, 8, stats, keys, data,
+                search.NO_PROBCUT, 0.0, new_scratch(),
             )  # fmt: skip
             assert value == _minimax(p, o, depth, table)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from imago.cli.app import app
@@ -38,3 +39,19 @@ def test_a_board_starting_with_a_dash_needs_no_double_dash() -> None:
         assert "best move g8" in result.output
     result = runner.invoke(app, ["solve", "--all", board, "X"])
     assert result.exit_code == 0 and "g8:+18" in result.output, result.output
+
+
+@pytest.mark.parametrize("cold", [True, False])
+def test_a_cold_start_says_it_compiles_on_standard_error(
+    cold: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where the kernels were never compiled the first solve waits for the compiler: it says so
+    (on standard error, so the answer on standard output stays parseable), and only then."""
+    import imago.cli.warmup
+
+    monkeypatch.setattr(imago.cli.warmup, "cold", lambda game: cold and game == "othello")
+    board = "--XXXXX--OOOXX-O-OOOXXOX-OXOXOXXOXXXOXXX--XOXOXX-XXXOOO--OOOOO--"  # FFO #1
+    result = CliRunner().invoke(app, ["solve", board, "X"])
+    assert result.exit_code == 0, result.output
+    assert ("compiling the solver's kernels" in result.stderr) is cold
+    assert "compiling" not in result.stdout

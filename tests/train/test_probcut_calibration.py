@@ -117,13 +117,12 @@ def test_real_positions_are_sampled_in_range_and_measured(measured: pc.Measured)
     assert ((measured.empties >= 19) & (measured.empties <= 54)).all()
     assert (measured.p & measured.o == 0).all()
     table = load_pattern_weights()
-    no_weights = np.zeros((0, 70), dtype=np.int64)
     for i in (0, 17, 40):  # spot check: the same search run alone
         keys, data = new_table(16)
         stats = np.zeros(3, dtype=np.int64)
         value = search.negamax(
             measured.p[i], measured.o[i], 5, -search.INF, search.INF, 1, 0, search.EVAL_PATTERNS,
-            no_weights, table, 8, stats, keys, data, search.NO_PROBCUT, 0.0, new_scratch(),
+            search.NO_WEIGHTS, table, 8, stats, keys, data, search.NO_PROBCUT, 0.0, new_scratch(),
         )  # fmt: skip
         assert value == measured.values[i, 5]
     # Real positions: the shallow search predicts the deep one well.
@@ -153,7 +152,6 @@ def test_probcut_prunes_and_mostly_keeps_the_search_value(measured: pc.Measured)
     """With the shipped calibration, depth-6 searches visit fewer nodes and land close to the
     full search (t = 2: about 95 % of the cuts are right)."""
     table = load_pattern_weights()
-    no_weights = np.zeros((0, 70), dtype=np.int64)
     calibration = builtin_probcut()
     nodes = {0.0: 0, 2.0: 0}
     close = 0
@@ -164,8 +162,8 @@ def test_probcut_prunes_and_mostly_keeps_the_search_value(measured: pc.Measured)
             stats = np.zeros(3, dtype=np.int64)
             values[t] = search.negamax(
                 measured.p[i], measured.o[i], 6, -search.INF, search.INF, 1, 0,
-                search.EVAL_PATTERNS, no_weights, table, 8, stats, keys, data, calibration, t,
-                new_scratch(),
+                search.EVAL_PATTERNS, search.NO_WEIGHTS, table, 8, stats, keys, data,
+                calibration, t, new_scratch(),
             )  # fmt: skip
             nodes[t] += int(stats[0])
         assert values[0.0] == measured.values[i, 6]

@@ -28,9 +28,17 @@ _S29 = np.uint64(29)
 def new_table(bits: int) -> tuple[np.ndarray, np.ndarray]:
     """An empty table of ``2**bits`` entries: ``(keys uint64[n, 2], data int64[n, 4])``."""
     n = 1 << bits
-    data = np.zeros((n, 4), dtype=np.int64)
+    keys = np.empty((n, 2), dtype=np.uint64)
+    data = np.empty((n, 4), dtype=np.int64)
+    clear_table(keys, data)
+    return keys, data
+
+
+def clear_table(keys: np.ndarray, data: np.ndarray) -> None:
+    """Empty a table of :func:`new_table` in place."""
+    keys[:] = 0
+    data[:] = 0
     data[:, 0] = -1
-    return np.zeros((n, 2), dtype=np.uint64), data
 
 
 @numba.njit(cache=True, inline="always")

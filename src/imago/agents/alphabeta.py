@@ -127,7 +127,7 @@ class _OthelloBackend:
         kind, evaluation = agent.othello_evaluation_for(state.size)
         self.patterns = kind == "patterns"
         self.evaluation = k.EVAL_PATTERNS if self.patterns else k.EVAL_MASKS
-        self.weights = np.zeros((0, 70), dtype=np.int64) if self.patterns else evaluation
+        self.weights = k.NO_WEIGHTS if self.patterns else evaluation
         self.table = evaluation if self.patterns else np.zeros((0, 0), dtype=np.int32)
         self.top_k = agent.options.top_k
         self.keys, self.data = agent.othello_table()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from imago.cli._common import console, fail
+from imago.cli._common import console, err_console, fail
 
 
 def solve(
@@ -41,6 +41,14 @@ def solve(
     empties = board.count("-") + board.count(".")
     if empties > 30:
         console.print(f"[yellow]warning:[/] {empties} empties may take a very long time")
+    from imago.cli.warmup import cold
+
+    if cold("othello"):  # the answer is on standard output: the note goes to standard error
+        err_console.print(
+            "imago: compiling the solver's kernels on this machine, once (about 20 s; "
+            "`imago warmup` does it ahead)…",
+            highlight=False,
+        )
     result = EndgameSolver(table_bits).solve_board(board, side, exact_all=all_moves)
     console.print(f"score {result.score:+d}")
     console.print(f"best move {result.move_text}")

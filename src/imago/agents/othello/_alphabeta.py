@@ -58,7 +58,12 @@ EVAL_MASKS = 0
 EVAL_PATTERNS = 1
 """The pattern evaluation (``table``, 8x8 only), with its move ordering and multi-ProbCut."""
 EVAL_MOBILITY = 2
-"""The weightless :func:`evaluate_mobility` (any board; the exact solver orders moves by it)."""
+"""The weightless :func:`evaluate_mobility` (any board; the exact solver orders moves by it).
+These searches are 1-4 plies deep and many: :func:`negamax` runs them light, with no table, no
+null windows, and the :func:`frontier` loop one ply above the leaves (each costs more than it
+saves there, measured on the FFO positions and the 6x6 solve)."""
+NO_WEIGHTS = np.zeros((0, 70), dtype=np.int64)
+"""The empty mask ``weights`` of a search with another evaluation."""
 W_MOBILITY = 64
 W_POTENTIAL = 65
 W_CORNERS = 66
@@ -77,8 +82,9 @@ def phase_of(weights: np.ndarray, empties: int) -> int:
 
 
 @numba.njit(cache=True)
-def evaluate(p: np.uint64, o: np.uint64, weights: np.ndarray, size: int) -> int:
-    """The static evaluation for the player ``p`` to move."""
+def evaluate(p: np.uint64, o: np.uint64, moves: np.uint64, weights: np.ndarray, size: int) -> int:
+    """The static evaluation for the player ``p`` to move, whose legal ``moves`` on the board
+    the caller has already found."""
     mask = GEOMETRY[size, G_MASK]
     corners = GEOMETRY[size, G_CORNERS]
     empties = popcount(~(p | o) & mask)
@@ -92,7 +98,7 @@ def evaluate(p: np.uint64, o: np.uint64, weights: np.ndarray, size: int) -> int:
     while bits:
         score -= w[lowest_square(bits)]
         bits &= bits - U1
-    mobility = popcount(legal_moves(p, o) & mask) - popcount(legal_moves(o, p) & mask)
+    mobility = popcount(moves) - popcount(legal_moves(o, p) & mask)
     score += w[W_MOBILITY] * mobility
     score += w[W_POTENTIAL] * (potential_mobility(p, o, mask) - potential_mobility(o, p, mask))
     score += w[W_CORNERS] * (popcount(p & corners) - popcount(o & corners))
@@ -202,7 +208,6 @@ PRIORITY_MASKS = np.array(
     dtype=np.uint64,
 )
 """The squares of each priority, highest first (``PRIORITY_MASKS[c]``: priority ``9 - c``)."""
-_NO_WEIGHTS = np.zeros((0, 70), dtype=np.int64)
 
 
 @numba.njit(cache=True)
@@ -356,7 +361,7 @@ def leaf_value(
         return pat.evaluate(p, o, moves, table)
     if evaluation == EVAL_MOBILITY:
         return evaluate_mobility(p, o, moves, size)
-    return evaluate(p, o, weights, size)
+    return evaluate(p, o, moves, weights, size)
 
 
 @numba.njit(cache=True)
@@ -400,14 +405,14 @@ def frontier(
             stats[0] += 1
             replies = legal_moves(no, np_) & mask
             if replies != U0:
-                v = -leaf_value(no, np_, replies, evaluation, _NO_WEIGHTS, table, size)
+                v = -leaf_value(no, np_, replies, evaluation, NO_WEIGHTS, table, size)
             else:
                 again = legal_moves(np_, no) & mask
                 if again == U0:
                     v = -terminal_value(no, np_, board_squares(size))
                 else:
                     stats[0] += 1
-                    v = leaf_value(np_, no, again, evaluation, _NO_WEIGHTS, table, size)
+                    v = leaf_value(np_, no, again, evaluation, NO_WEIGHTS, table, size)
             if v > best:
                 best = v
                 if v >= beta:
@@ -440,10 +445,10 @@ def negamax(
     cut_t: float,
     scratch: np.ndarray,
 ) -> int:
-    """Alpha-beta (fail-soft; principal variation search, except with the mobility evaluation,
-    whose shallow probes lose more to re-searches than null windows save) to ``depth`` on a
-    ``size`` board with the ``evaluation`` (``EVAL_*``): the mask ``weights``, the pattern
-    ``table`` (8x8) or the weightless mobility evaluation; the unused arrays may be empty.
+    """Alpha-beta (fail-soft; principal variation search with a transposition table, except
+    with the mobility evaluation: see :data:`EVAL_MOBILITY`) to ``depth`` on a ``size`` board
+    with the ``evaluation`` (``EVAL_*``): the mask ``weights``, the pattern ``table`` (8x8) or
+    the weightless mobility evaluation; the unused arrays may be empty.
     Below the root (``ply >= 1``) only the ``top_k`` best-ordered moves are searched when
     ``top_k > 0`` (002's pruning). Move lists live in ``scratch``
     (:func:`imago.agents.othello._kernels.new_scratch`).
@@ -465,11 +470,12 @@ def negamax(
         )  # fmt: skip
     if depth <= 0:
         return leaf_value(p, o, moves, evaluation, weights, table, size)
-    if depth == 1 and evaluation == EVAL_MOBILITY:
+    light = evaluation == EVAL_MOBILITY  # see EVAL_MOBILITY
+    if depth == 1 and light:
         return frontier(p, o, moves, alpha, beta, evaluation, table, size, stats)
     slot = slot_of(p, o, keys.shape[0] - 1)
     tt_move = -1
-    if evaluation != EVAL_MOBILITY:  # the solver's cheap probes: a table costs more than it saves
+    if not light:
         tt_move, cut, value = probe(p, o, slot, depth, alpha, beta, keys, data)
         if cut:
             return value
@@ -517,7 +523,7 @@ def negamax(
         no = o ^ f
         a = max(alpha, best)
         replies = U0
-        if depth == 1 or (depth == 2 and evaluation == EVAL_MOBILITY):
+        if depth == 1 or (depth == 2 and light):
             replies = legal_moves(no, np_) & mask  # 0: a pass or the end, searched below
         if replies != U0 and depth == 1:
             # A leaf, evaluated here: a call per leaf costs more than the evaluation.
@@ -527,7 +533,7 @@ def negamax(
             # A frontier node (:func:`frontier`), its loop run here for the same reason.
             stats[0] += 1
             v = -frontier(no, np_, replies, -beta, -a, evaluation, table, size, stats)
-        elif i == 0 or evaluation == EVAL_MOBILITY:  # the mobility probes: plain alpha-beta
+        elif i == 0 or light:  # light: plain alpha-beta
             v = -negamax(
                 no, np_, depth - 1, -beta, -a, ply + 1, top_k, evaluation, weights, table, size,
                 stats, keys, data, probcut, cut_t, scratch,
@@ -549,7 +555,7 @@ def negamax(
             best_sq = sq
             if v >= beta:
                 break
-    if evaluation != EVAL_MOBILITY:
+    if not light:
         store(p, o, slot, depth, best, best_sq, alpha0, beta, keys, data)
     return best
 

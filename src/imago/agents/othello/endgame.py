@@ -5,10 +5,10 @@ bitboards: the root solved by a sequence of null-window probes (MTD(f)) from a f
 by the midgame search (:meth:`EndgameSolver.first_guess`), a transposition table with bounds
 and best move, enhanced transposition cutoffs, move ordering by a shallow probe far from the
 end (the same midgame search: with the pattern evaluation from 18 empties up, the mobility
-evaluation below) and fastest-first nearer to it, quadrant
-parity, principal variation search, a stability cutoff, and dedicated code for the last three
-empties. Scores are disc differences for the side to move with empty squares given to the
-winner (the rule the FFO test suite uses)::
+evaluation below) and fastest-first nearer to it, quadrant parity, principal variation
+search, a stability cutoff, and dedicated code for the last three empties. Scores are disc
+differences for the side to move with empty squares given to the winner (the rule the FFO
+test suite uses)::
 
     >>> board = "O--OOOOX-OOOOOOXOOXXOOOXOOXOOOXXOOOOOOXX" "---OOOOX----O--X--------"  # FFO #40
     >>> result = EndgameSolver().solve_board(board, "X")
@@ -45,9 +45,7 @@ GUESS_TABLE_BITS = 18
 GUESS_PROBCUT = 1.5
 """... with multi-ProbCut at this many standard deviations (the alphabeta agent's default)."""
 PROBE_TABLE_BITS = 16
-"""The ordering probes' own table (the midgame search's, ``2**bits`` entries)."""
-_NO_WEIGHTS = np.zeros((0, 70), dtype=np.int64)
-_NO_PROBCUT = np.zeros((0, 0, 3), dtype=np.float64)
+"""The pattern ordering probes' own table (the midgame search's, ``2**bits`` entries)."""
 SIZES = (4, 6, 8)
 """The board sizes the solver plays: 8x8, and 6x6 / 4x4 in the top-left corner."""
 
@@ -141,6 +139,7 @@ class EndgameSolver:
 
     def __init__(self, table_bits: int = 21, patterns: np.ndarray | None = None) -> None:
         from imago.agents._table import new_table
+        from imago.agents.othello import _alphabeta as mid
         from imago.agents.othello import _endgame as kernels
         from imago.agents.othello._kernels import new_scratch
         from imago.agents.othello.patterns import STAGES, TABLE_SIZE
@@ -155,21 +154,19 @@ class EndgameSolver:
         self._scratch = new_scratch()
         self._probe_keys, self._probe_data = new_table(PROBE_TABLE_BITS)
         self._guess_table: tuple[np.ndarray, np.ndarray] | None = None
-        self._probcut = np.zeros((0, 0, 3), dtype=np.float64)
+        self._probcut = mid.NO_PROBCUT  # the built-in calibration once a first guess needs it
 
     def clear(self) -> None:
-        """Forget the transposition tables (the exact search's and the first guess's)."""
+        """Forget the transposition tables (the exact search's, its probes' and the first
+        guess's)."""
+        from imago.agents._table import clear_table
+
         self._keys[:] = 0
         self._data[:] = 0
         self._data[:, self._kernels.TT_EMPTIES] = -1
-        self._probe_keys[:] = 0
-        self._probe_data[:] = 0
-        self._probe_data[:, 0] = -1  # imago.agents._table's empty entry
+        clear_table(self._probe_keys, self._probe_data)
         if self._guess_table is not None:
-            keys, data = self._guess_table
-            keys[:] = 0
-            data[:] = 0
-            data[:, 0] = -1  # imago.agents._table's empty entry
+            clear_table(*self._guess_table)
 
     def solve_board(
         self, board: str, side: str, *, exact_all: bool = False, node_limit: int | None = None
@@ -308,7 +305,7 @@ class EndgameSolver:
         value = 0
         for depth in range(1, max(1, min(empties - GUESS_LEFT, GUESS_MAX_DEPTH)) + 1):
             value = mid.negamax(
-                p, o, depth, -mid.INF, mid.INF, 0, 0, mid.EVAL_PATTERNS, _NO_WEIGHTS,
+                p, o, depth, -mid.INF, mid.INF, 0, 0, mid.EVAL_PATTERNS, mid.NO_WEIGHTS,
                 self._patterns, 8, counts, keys, data, self._probcut, GUESS_PROBCUT, self._scratch,
             )  # fmt: skip
         if stats is not None:
@@ -318,7 +315,9 @@ class EndgameSolver:
 
     def _probe_args(self) -> tuple[np.ndarray, ...]:
         """The exact search's arguments for its ordering probes (the midgame search's)."""
-        return self._probe_keys, self._probe_data, _NO_WEIGHTS, _NO_PROBCUT
+        from imago.agents.othello._alphabeta import NO_PROBCUT, NO_WEIGHTS
+
+        return self._probe_keys, self._probe_data, NO_WEIGHTS, NO_PROBCUT
 
     def _root_order(
         self, p: np.uint64, o: np.uint64, squares: np.ndarray, board: int

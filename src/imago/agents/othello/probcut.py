@@ -41,7 +41,6 @@ def search_values(
     the agent's own search with the built-in pattern evaluation and no pruning, one fresh
     transposition table per position, deepening one ply at a time."""
     table = load_pattern_weights()
-    no_weights = np.zeros((0, 70), dtype=np.int64)
     out = np.zeros((len(p), max_depth + 1), dtype=np.int64)
     scratch = new_scratch()
     for i in range(len(p)):
@@ -50,7 +49,7 @@ def search_values(
             stats = np.zeros(3, dtype=np.int64)
             out[i, depth] = _search.negamax(
                 np.uint64(p[i]), np.uint64(o[i]), depth, -_search.INF, _search.INF, 1, 0,
-                _search.EVAL_PATTERNS, no_weights, table, 8, stats, keys, data, _search.NO_PROBCUT,
-                0.0, scratch,
+                _search.EVAL_PATTERNS, _search.NO_WEIGHTS, table, 8, stats, keys, data,
+                _search.NO_PROBCUT, 0.0, scratch,
             )  # fmt: skip
     return out
