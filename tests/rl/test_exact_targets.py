@@ -76,14 +76,18 @@ def test_only_late_examples_take_the_exact_result() -> None:
     examples = [early, *late[:2]]
     record = FinishedGame(index=0, actions=[], winner=int(Color.BLACK), score=4.0)
     record.boards = [_board(s)[None, :] for s in examples]
+    record.values = [0.75, 0.5, 0.5]  # the search's win rates for the player to move
     to_play = np.array([int(s.to_play) for s in examples], dtype=np.int8)
-    results, margins, solved = _value_targets(record, to_play, size * size, ExactResults(6, 6))
+    exact = ExactResults(6, 6)
+    results, margins, searched, solved = _value_targets(record, to_play, size * size, exact)
     assert solved == 2
     assert results[0] == record.outcome_for(int(early.to_play))
+    assert searched[0] == 0.5  # the search's win rate 0.75 on [-1, 1]
     for i, state in enumerate(examples[1:], start=1):
         lead = _minimax_lead(state)
         assert results[i] == int(np.sign(lead))
         assert margins[i] == pytest.approx(lead / (size * size))
+        assert searched[i] == int(np.sign(lead))  # perfect play's result, not the search's
 
 
 def test_exact_targets_are_refused_for_go_and_below_zero() -> None:

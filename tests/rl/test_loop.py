@@ -198,6 +198,40 @@ def test_examples_keep_each_games_margin_and_the_trainer_blends_it_in(tmp_path: 
     assert ShardArrays.concat([window, window]).margin is not None
 
 
+def test_examples_keep_the_searchs_values_and_the_trainer_blends_them_in(
+    tmp_path: Path,
+) -> None:
+    import numpy as np
+
+    from imago.nn.dataset import ShardArrays, unpack
+    from imago.nn.rl_train import load_window, value_targets
+
+    folder = RunFolder(tmp_path / "run")
+    config = _config(**{"selfplay.parallel": 4, "selfplay.max_moves": 0})
+    init(folder, config)
+    bootstrap(folder, config)
+    self_play(folder, config, games=4, worker="w")
+    files = folder.example_files(0)
+    window = load_window(files)
+    assert window.searched is not None and len(window.searched) == len(window)
+    # each example's searched value is its search's recorded win rate, mapped onto [-1, 1]
+    rates = [v for path in files for info in read_infos(path) for v in info["values"]]
+    searched = window.searched.astype(np.float32)
+    assert searched == pytest.approx(2 * np.array(rates) - 1, abs=2e-3)
+    assert len(set(np.round(searched, 2))) > 3  # one per position, not one per game
+    batch = unpack(window, 4, 6)
+    result, margin = batch.value, batch.margin
+    assert value_targets(batch, 0.0, 0.0) is batch
+    assert value_targets(batch, 0.0, 0.5).value == pytest.approx(0.5 * result + 0.5 * searched)
+    both = value_targets(batch, 0.5, 0.25).value
+    assert both == pytest.approx(0.75 * (0.5 * result + 0.5 * margin) + 0.25 * searched)
+    # a window reaching back before the search's values were kept has none
+    old = ShardArrays(window.planes, window.legal, window.policy, window.value, window.game,
+                      window.target, window.margin)  # fmt: skip
+    assert ShardArrays.concat([old, window]).searched is None
+    assert ShardArrays.concat([window, window]).searched is not None
+
+
 def test_networks_say_how_their_values_count_finished_games(tmp_path: Path) -> None:
     from imago.nn.evaluator import NetworkEvaluator
     from imago.nn.rl_train import initial_model
@@ -223,7 +257,7 @@ def test_networks_say_how_their_values_count_finished_games(tmp_path: Path) -> N
     assert weight(plain) == 0.0
 
 
-def test_a_score_weight_without_margins_or_out_of_range_is_refused(tmp_path: Path) -> None:
+def test_value_weights_without_their_targets_or_out_of_range_are_refused(tmp_path: Path) -> None:
     from imago.nn.dataset import ShardArrays
     from imago.nn.rl_train import StepsConfig, load_window, train_steps
 
@@ -241,7 +275,12 @@ def test_a_score_weight_without_margins_or_out_of_range_is_refused(tmp_path: Pat
     with pytest.raises(ValueError, match="final margins"):
         train_steps(folder.model_path(0), old, out, tmp_path / "ckpt.pt",
                     StepsConfig(steps=2, batch_size=8, score_weight=0.5), tag=1)  # fmt: skip
+    with pytest.raises(ValueError, match="search's values"):
+        train_steps(folder.model_path(0), old, out, tmp_path / "ckpt.pt",
+                    StepsConfig(steps=2, batch_size=8, search_weight=0.5), tag=1)  # fmt: skip
     assert not out.exists()  # refused before any step
+    with pytest.raises(ValueError, match="search_weight is a share"):
+        _config(**{"train.search_weight": -0.1})
 
 
 def test_a_window_is_listed_again_when_a_worker_merges_under_it(tmp_path: Path) -> None:

@@ -14,6 +14,8 @@ target     float16 ``(n, A)``          optional: a move distribution (self-play'
                                        policy) to learn instead of the move played
 margin     float16 ``(n,)``            optional: the game's final margin for the player to
                                        move, over the board's area, in ``[-1, 1]`` (self-play)
+searched   float16 ``(n,)``            optional: the search's value of the position for the
+                                       player to move, in ``[-1, 1]`` (self-play)
 =========  ==========================  =========================================================
 
 A writer may add other arrays (self-play keeps its games' moves and results there); readers
@@ -64,6 +66,7 @@ class ShardArrays:
     game: npt.NDArray[np.int32]
     target: npt.NDArray[np.float16] | None = None
     margin: npt.NDArray[np.float16] | None = None
+    searched: npt.NDArray[np.float16] | None = None
 
     def __len__(self) -> int:
         return int(self.policy.shape[0])
@@ -74,6 +77,7 @@ class ShardArrays:
         if any(t is None for t in targets) and not all(t is None for t in targets):
             raise DatasetError("cannot join shards with and without move distributions")
         margins = [p.margin for p in parts]
+        searched = [p.searched for p in parts]
         return ShardArrays(
             np.concatenate([p.planes for p in parts]),
             np.concatenate([p.legal for p in parts]),
@@ -84,6 +88,7 @@ class ShardArrays:
             # margins only when every part has them: a window reaching back before they were
             # written has none, and a trainer that needs them says so
             None if any(m is None for m in margins) else np.concatenate(margins),  # type: ignore[arg-type]
+            None if any(v is None for v in searched) else np.concatenate(searched),  # type: ignore[arg-type]
         )
 
     def take(self, index: npt.NDArray[np.integer]) -> ShardArrays:
@@ -95,6 +100,7 @@ class ShardArrays:
             self.game[index],
             None if self.target is None else self.target[index],
             None if self.margin is None else self.margin[index],
+            None if self.searched is None else self.searched[index],
         )
 
 
@@ -113,6 +119,8 @@ def write_shard(
         fields["target"] = arrays.target
     if arrays.margin is not None:
         fields["margin"] = arrays.margin
+    if arrays.searched is not None:
+        fields["searched"] = arrays.searched
     with atomic_path(path, suffix=".npz") as tmp:
         np.savez_compressed(tmp, **{**(extras or {}), **fields})  # type: ignore[arg-type]
 
@@ -129,6 +137,7 @@ def read_shard(path: Path) -> ShardArrays:
                 data["game"],
                 data["target"] if "target" in data.files else None,
                 data["margin"] if "margin" in data.files else None,
+                data["searched"] if "searched" in data.files else None,
             )
     except (OSError, KeyError, ValueError, EOFError) as error:
         raise DatasetError(f"cannot read shard {path}: {error}") from None
@@ -138,7 +147,7 @@ def read_shard(path: Path) -> ShardArrays:
 class Batch:
     """Unpacked arrays for training: planes as float32 ``(B, P, N, N)``, legal as bool, the
     move distribution to learn (when the shard has one) as float32 ``(B, A)``, and the games'
-    final margins (when it has them) as float32 ``(B,)``."""
+    final margins and the search's values (when it has them) as float32 ``(B,)``."""
 
     planes: npt.NDArray[np.float32]
     legal: npt.NDArray[np.bool_]
@@ -146,6 +155,7 @@ class Batch:
     value: npt.NDArray[np.float32]
     target: npt.NDArray[np.float32] | None = None
     margin: npt.NDArray[np.float32] | None = None
+    searched: npt.NDArray[np.float32] | None = None
 
 
 class Dataset:
@@ -230,6 +240,7 @@ def unpack(arrays: ShardArrays, planes: int, size: int) -> Batch:
         arrays.value.astype(np.float32),
         None if arrays.target is None else arrays.target.astype(np.float32),
         None if arrays.margin is None else arrays.margin.astype(np.float32),
+        None if arrays.searched is None else arrays.searched.astype(np.float32),
     )
 
 

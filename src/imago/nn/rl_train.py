@@ -53,6 +53,13 @@ class StepsConfig:
     instead of its result: ``(1 - w) * result + w * margin``. Above 0, the value head (and so
     the search) prefers the larger of two wins and the smaller of two losses, as Othello
     players count a game; 0 is AlphaZero's win/loss target."""
+    search_weight: float = 0.0
+    """The share of the value target that is the search's own value of the position (its root
+    value for the player to move, in ``[-1, 1]``) instead of the game's: ``(1 - w) * game +
+    w * searched``, after ``score_weight``. A game's result is one number shared by all its
+    positions; a generation trained on a few hundred games teaches the value head their noise,
+    while the search's value differs position by position (the "z and q" average of Lc0 and
+    of other AlphaZero reimplementations). 0 is AlphaZero's target."""
     warmup_steps: int = 0
     """Linear warm-up of the learning rate at the start of each generation's steps."""
     augment: bool = True
@@ -65,8 +72,10 @@ class StepsConfig:
     checkpoint_every: int = 200
 
     def __post_init__(self) -> None:
-        if not 0.0 <= self.score_weight <= 1.0:
-            raise ValueError(f"score_weight is a share, 0 to 1 (got {self.score_weight})")
+        for name in ("score_weight", "search_weight"):
+            weight = getattr(self, name)
+            if not 0.0 <= weight <= 1.0:
+                raise ValueError(f"{name} is a share, 0 to 1 (got {weight})")
 
     def steps_for(self, new_positions: int) -> int:
         """The steps of a generation whose newest round added ``new_positions``."""
@@ -91,21 +100,33 @@ class StepsConfig:
         )
 
 
-def check_margins(margin: np.ndarray | None, score_weight: float) -> None:
-    """A clear error when ``score_weight`` asks for margins the examples lack."""
-    if score_weight > 0 and margin is None:
-        raise ValueError(
-            "score_weight needs examples with final margins (self-play examples written "
-            "before margins were kept have none: train on newer rounds)"
-        )
+def check_targets(window: ShardArrays, config: StepsConfig) -> None:
+    """A clear error when ``score_weight`` or ``search_weight`` asks for value targets the
+    examples lack."""
+    wanted = (
+        ("score_weight", config.score_weight, window.margin, "final margins"),
+        ("search_weight", config.search_weight, window.searched, "the search's values"),
+    )
+    for name, weight, array, what in wanted:
+        if weight > 0 and array is None:
+            raise ValueError(
+                f"{name} needs examples with {what} (self-play examples written before they "
+                "were kept have none: train on newer rounds)"
+            )
 
 
-def value_targets(batch: Batch, score_weight: float) -> Batch:
-    """``batch`` with its value target blended with the games' margins (``score_weight``)."""
-    if score_weight <= 0:
+def value_targets(batch: Batch, score_weight: float, search_weight: float = 0.0) -> Batch:
+    """``batch`` with its value target blended with the games' margins (``score_weight``), then
+    with the search's values (``search_weight``)."""
+    if score_weight <= 0 and search_weight <= 0:
         return batch
-    assert batch.margin is not None  # check_margins, before training
-    blended = (1.0 - score_weight) * batch.value + score_weight * batch.margin
+    blended = batch.value
+    if score_weight > 0:
+        assert batch.margin is not None  # check_targets, before training
+        blended = (1.0 - score_weight) * blended + score_weight * batch.margin
+    if search_weight > 0:
+        assert batch.searched is not None  # check_targets, before training
+        blended = (1.0 - search_weight) * blended + search_weight * batch.searched
     return replace(batch, value=blended.astype(np.float32))
 
 
@@ -143,7 +164,7 @@ def train_steps(
     ``ranks > 1``: data-parallel on that many processes (:mod:`imago.nn.parallel`), the same
     model as one process up to floating-point order, the same checkpoints (either resumes the
     other's)."""
-    check_margins(window.margin, config.score_weight)
+    check_targets(window, config)
     if ranks > 1:
         from imago.cluster import run_ranks
 
@@ -265,7 +286,9 @@ def _train(
         rng = np.random.default_rng([config.seed, tag, step])
         rows = np.sort(rng.integers(0, len(window), size=config.batch_size))
         rows = rows[rank::world]  # this rank's share of the batch
-        batch = value_targets(unpack(window.take(rows), planes, spec.size), config.score_weight)
+        batch = value_targets(
+            unpack(window.take(rows), planes, spec.size), config.score_weight, config.search_weight
+        )
         sym = int(rng.integers(0, 8)) if config.augment else 0
         for group in optimizer.param_groups:
             group["lr"] = lr_at(train_config, step, step / config.steps)

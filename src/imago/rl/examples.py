@@ -74,11 +74,13 @@ class ExactResults:
 
 def _value_targets(
     record: FinishedGame, to_play: npt.NDArray[np.int8], area: int, exact: ExactResults | None
-) -> tuple[list[int], list[float], int]:
-    """Each example's result and margin for its player to move: the game's, or the exact ones
-    where ``exact`` solves the position; and how many were solved."""
+) -> tuple[list[int], list[float], list[float], int]:
+    """Each example's result, margin and searched value (in ``[-1, 1]``) for its player to
+    move: the game's and the search's, or the exact ones where ``exact`` solves the position;
+    and how many were solved."""
     results = [record.outcome_for(int(c)) for c in to_play]
     margins = [record.margin_for(int(c), area) for c in to_play]
+    searched = [2.0 * v - 1.0 for v in record.values]
     solved = 0
     if exact is not None:
         for i, color in enumerate(to_play):
@@ -86,8 +88,9 @@ def _value_targets(
             if lead is not None:
                 results[i] = int(np.sign(lead))
                 margins[i] = float(np.clip(lead / area, -1.0, 1.0))
+                searched[i] = float(results[i])
                 solved += 1
-    return results, margins, solved
+    return results, margins, searched, solved
 
 
 def game_arrays(
@@ -109,7 +112,7 @@ def game_arrays(
         legal = np.stack(record.legal)
         planes = features.encode(Positions(boards, to_play, legal))
         played = record.example_actions
-        results, margins, solved = _value_targets(record, to_play, size * size, exact)
+        results, margins, searched, solved = _value_targets(record, to_play, size * size, exact)
         arrays = ShardArrays(
             pack_rows(planes),
             pack_rows(legal),
@@ -118,6 +121,7 @@ def game_arrays(
             np.zeros(n, dtype=np.int32),
             np.stack(record.targets).astype(np.float16),
             np.asarray(margins, dtype=np.float16),
+            np.asarray(searched, dtype=np.float16),
         )
     else:
         bits = features.planes * size * size
@@ -128,6 +132,7 @@ def game_arrays(
             np.zeros(0, dtype=np.int8),
             np.zeros(0, dtype=np.int32),
             np.zeros((0, size * size + 1), dtype=np.float16),
+            np.zeros(0, dtype=np.float16),
             np.zeros(0, dtype=np.float16),
         )
     infos = [
