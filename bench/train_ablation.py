@@ -52,6 +52,19 @@ def parse_variant(text: str) -> tuple[str, dict[str, object]]:
     return name, changes
 
 
+def variant_settings(
+    train: StepsConfig, steps: int, name: str, changes: dict[str, object]
+) -> StepsConfig:
+    """The run's training settings for ``steps`` steps, with a variant's changes."""
+    unknown = set(changes) - set(StepsConfig.__dataclass_fields__)
+    if unknown:
+        raise SystemExit(f"{name}: unknown training settings {', '.join(sorted(unknown))}")
+    try:
+        return replace(train, steps=steps, samples_per_position=0.0, **changes)  # type: ignore[arg-type]
+    except ValueError as error:
+        raise SystemExit(f"{name}: {error}") from None
+
+
 def train_variants(
     run: Path, generation: int, out: Path, variants: list[tuple[str, dict[str, object]]]
 ) -> dict[str, dict[str, object]]:
@@ -66,8 +79,7 @@ def train_variants(
     out.mkdir(parents=True, exist_ok=True)
     results = {}
     for name, changes in variants:
-        settings: StepsConfig = replace(config.train, steps=steps, samples_per_position=0.0)
-        settings = replace(settings, **changes)  # type: ignore[arg-type]
+        settings = variant_settings(config.train, steps, name, changes)
         model = out / f"{name}.pt"
         checkpoint = out / f"{name}.checkpoint"
         checkpoint.unlink(missing_ok=True)

@@ -79,3 +79,15 @@ def test_a_variant_needs_a_name_and_a_json_object() -> None:
     for bad in ("nosettings", '9x={"lr": 1}', "a=[1, 2]"):
         with pytest.raises(SystemExit):
             parse(bad)
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [({"learning_rate": 0.1}, "unknown training settings learning_rate"),
+     ({"search_weight": 2.0}, "search_weight is a share")],
+)  # fmt: skip
+def test_a_bad_variant_setting_is_a_clear_error(changes: dict[str, object], message: str) -> None:
+    from imago.nn.rl_train import StepsConfig
+
+    with pytest.raises(SystemExit, match=message):
+        _script().variant_settings(StepsConfig(), 10, "v", changes)
