@@ -56,10 +56,11 @@ class StepsConfig:
     search_weight: float = 0.0
     """The share of the value target that is the search's own value of the position (its root
     value for the player to move, in ``[-1, 1]``) instead of the game's: ``(1 - w) * game +
-    w * searched``, after ``score_weight``. A game's result is one number shared by all its
-    positions; a generation trained on a few hundred games teaches the value head their noise,
-    while the search's value differs position by position (the "z and q" average of Lc0 and
-    of other AlphaZero reimplementations). 0 is AlphaZero's target."""
+    w * searched``, after ``score_weight`` (the "z and q" average of Lc0 and other AlphaZero
+    reimplementations: a game's result is one number shared by all its positions, the search's
+    value differs position by position). 0 is AlphaZero's target. From the shipped 8x8 Othello
+    network, 0.5 trained a weaker next generation than 0 did (BENCHMARKS.md, "What a generation
+    learns"): at a Gumbel root the mean over visits is not the value of the best move."""
     warmup_steps: int = 0
     """Linear warm-up of the learning rate at the start of each generation's steps."""
     augment: bool = True
