@@ -163,3 +163,24 @@ def test_a_cluster_out_of_reach_is_one_clear_line() -> None:
     with pytest.raises(ClusterError, match="HOST:PORT"):
         open_executor(Execution(ray="nowhere"))
     assert time.perf_counter() - started < 30
+
+
+def test_a_worker_whose_caller_has_gone_ends_without_a_traceback(
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    # Seen at the end of `imago match`: a worker finished a call after the command had
+    # closed its pipe, and its answer failed twice (a BrokenPipeError traceback on stderr).
+    import multiprocessing
+
+    from imago.cluster.local import _serve
+
+    context = multiprocessing.get_context("spawn")
+    caller, child = context.Pipe()
+    worker = context.Process(target=_serve, args=(child,))
+    worker.start()
+    child.close()
+    caller.send(("call", 1, time.sleep, (0.5,)))
+    caller.close()  # gone before the answer
+    worker.join(timeout=30)
+    assert worker.exitcode == 0
+    assert "Traceback" not in capfd.readouterr().err

@@ -114,6 +114,8 @@ def _serve(conn: multiprocessing.connection.Connection) -> None:
             reply = (ident, False, error)
         try:
             conn.send(reply)
+        except OSError:  # the caller closed its end (it stopped, or ended): nobody waits
+            return
         except Exception as error:  # an answer that does not pickle
             conn.send((ident, False, RuntimeError(f"{type(error).__name__}: {error}")))
 
