@@ -43,10 +43,14 @@ def searched_from_records(files: list[Path], window: ShardArrays) -> ShardArrays
 
 
 def parse_variant(text: str) -> tuple[str, dict[str, object]]:
+    """``NAME=SETTINGS`` as the name and the settings' changes."""
     name, sep, settings = text.partition("=")
     if not sep or not name.isidentifier():
         raise SystemExit(f"a variant is NAME=SETTINGS (JSON), not {text!r}")
-    changes = json.loads(settings)
+    try:
+        changes = json.loads(settings)
+    except json.JSONDecodeError as error:
+        raise SystemExit(f"the settings of {name} are not JSON: {error}") from None
     if not isinstance(changes, dict):
         raise SystemExit(f"the settings of {name} are not a JSON object")
     return name, changes
@@ -68,6 +72,8 @@ def variant_settings(
 def train_variants(
     run: Path, generation: int, out: Path, variants: list[tuple[str, dict[str, object]]]
 ) -> dict[str, dict[str, object]]:
+    """Train each variant from generation ``generation`` on that round's window into
+    ``out/NAME.pt``; returns each one's changes and training metrics."""
     folder = RunFolder(run)
     config = load_config(folder)
     files, window = load_listed(lambda: gather(folder, config, generation))

@@ -76,7 +76,7 @@ def test_shards_without_the_searchs_values_get_them_from_the_game_records(
 def test_a_variant_needs_a_name_and_a_json_object() -> None:
     parse = _script().parse_variant
     assert parse('pol={"value_weight": 0}') == ("pol", {"value_weight": 0})
-    for bad in ("nosettings", '9x={"lr": 1}', "a=[1, 2]"):
+    for bad in ("nosettings", '9x={"lr": 1}', "a=[1, 2]", "a={lr: 1}"):
         with pytest.raises(SystemExit):
             parse(bad)
 
