@@ -6,3 +6,14 @@ Layers, imports flowing one way::
 """
 
 __version__ = "0.1.0"
+
+
+def _drop_stale_kernels() -> None:
+    from pathlib import Path
+
+    from imago.core.kernel_cache import drop_stale
+
+    drop_stale(Path(__file__).parent)
+
+
+_drop_stale_kernels()
