@@ -123,3 +123,27 @@ def _all_imports(path: Path) -> set[str]:
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             names.add(node.module)
     return names
+
+
+GO_STATE_LAYOUT = ROOT / "games" / "go" / "_kernels.py"
+"""The one module that knows where the fields of a Go state array lie (``L_*`` regions)."""
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_only_the_go_rules_know_the_go_state_layout(path: Path):
+    """Other kernels read groups through the rules' accessors (``group_head``, ``next_stone``,
+    ``group_size``, ``atari_liberty``, ``empty_at``), so a layout change cannot make them read
+    the wrong fields."""
+    if path == GO_STATE_LAYOUT:
+        return
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    names = {node.attr for node in ast.walk(tree) if isinstance(node, ast.Attribute)}
+    names |= {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
+    names |= {
+        alias.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom)
+        for alias in node.names
+    }
+    layout = sorted(n for n in names if n.startswith("L_") and n[2:].isupper())
+    assert not layout, f"{path.relative_to(ROOT)} reads the Go state layout: {layout}"

@@ -31,7 +31,6 @@ import numpy as np
 import numpy.typing as npt
 
 from imago.agents.go._playouts import (
-    atari_liberty,
     escape_keeps,
     neighbours,
     playable,
@@ -41,12 +40,10 @@ from imago.agents.go._playouts import (
 )
 from imago.core.rng import rand_below
 from imago.games.go import fastpath as gf
+from imago.games.go.fastpath import atari_liberty
 
 POLICY_PATTERN = 2
 
-_HEAD = gf.L_HEAD
-_GSIZE = gf.L_GSIZE
-_EMPTIES = gf.L_EMPTIES
 
 PATTERNS = (
     # hane and contact answers (X, O: either colour; x: not X; o: not O; #: off the board;
@@ -215,7 +212,7 @@ def _self_atari_stones(
         return 1
     if atari_liberty(work, nn, p) < 0:
         return 0
-    return work[_GSIZE * nn + work[_HEAD * nn + p]]
+    return gf.group_size(work, nn, gf.group_head(work, nn, p))
 
 
 @numba.njit(cache=True)
@@ -266,12 +263,12 @@ def node_priors(
     escape = np.zeros(nn + 1, dtype=np.int64)
     for p in range(nn):
         v = s[p]
-        if v == 0 or s[_HEAD * nn + p] != p:
+        if v == 0 or gf.group_head(s, nn, p) != p:
             continue
         lib = atari_liberty(s, nn, p)
         if lib < 0:
             continue
-        stones = s[_GSIZE * nn + p]
+        stones = gf.group_size(s, nn, p)
         if v == other:
             capture[lib] += stones
         elif escape_keeps(s, size, lib, color, suicide, work):

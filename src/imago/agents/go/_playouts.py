@@ -27,29 +27,10 @@ import numpy as np
 
 from imago.core.rng import rand_below
 from imago.games.go import fastpath as gf
-
-# The group fields of a fastpath state array (``s[field * nn + p]``), as the rules define them.
-_HEAD = gf.L_HEAD
-_NEXT = gf.L_NEXT
-_LIBC = gf.L_LIBC
-_LIBS = gf.L_LIBS
-_LIBQ = gf.L_LIBQ
-_GSIZE = gf.L_GSIZE
-_EMPTIES = gf.L_EMPTIES
+from imago.games.go.fastpath import atari_liberty, empty_at, group_head, group_size, next_stone
 
 POLICY_RANDOM = 0
 POLICY_HEAVY = 1
-
-
-@numba.njit(cache=True)
-def atari_liberty(s: np.ndarray, nn: int, p: int) -> int:
-    """The only liberty of the group of the stone on ``p`` when it is in atari, else -1."""
-    g = s[_HEAD * nn + p]
-    c = s[_LIBC * nn + g]
-    t = s[_LIBS * nn + g]
-    if c > 0 and c * s[_LIBQ * nn + g] == t * t:
-        return t // c
-    return -1
 
 
 @numba.njit(cache=True)
@@ -122,15 +103,15 @@ def self_atari(
             gf.play(work, size, p, color, suicide)
             if work[p] != color:
                 return True  # suicide
-            g = work[_HEAD * nn + p]
-            return work[_GSIZE * nn + g] >= 2 and atari_liberty(work, nn, p) >= 0
+            g = group_head(work, nn, p)
+            return group_size(work, nn, g) >= 2 and atari_liberty(work, nn, p) >= 0
     g0 = -1
     g1 = -1
     g2 = -1
     for q in nbrs(p, size):
         if q < 0 or s[q] != color:
             continue
-        g = s[_HEAD * nn + q]
+        g = group_head(s, nn, q)
         if g == g0 or g == g1 or g == g2:  # noqa: SIM109 (plain compares for numba)
             continue
         if g0 < 0:
@@ -146,7 +127,7 @@ def self_atari(
                     if lib >= 0:
                         return False  # a second liberty
                     lib = y
-            x = s[_NEXT * nn + x]
+            x = next_stone(s, nn, x)
             if x == g:
                 break
     return True
@@ -209,7 +190,7 @@ def tactical_move(
         if lib < 0:
             continue
         # capture an opponent group in atari touching the threatened group
-        g = s[_HEAD * nn + q]
+        g = group_head(s, nn, q)
         x = g
         while True:
             for y in nbrs(x, size):
@@ -219,7 +200,7 @@ def tactical_move(
                         nc += 1
                         if rand_below(rng, nc) == 0:
                             choice = lib2
-            x = s[_NEXT * nn + x]
+            x = next_stone(s, nn, x)
             if x == g:
                 break
         if escape_keeps(s, size, lib, color, suicide, work):
@@ -261,7 +242,7 @@ def safe_random_move(
     nn = size * size
     n = s[gf.header(size) + gf.F_NEMPTY]
     for i in range(n):
-        buf[i] = s[_EMPTIES * nn + i]
+        buf[i] = empty_at(s, nn, i)
     while n > 0:
         i = rand_below(rng, n)
         p = buf[i]

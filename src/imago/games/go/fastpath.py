@@ -30,7 +30,15 @@ In numba (or Python)::
 
 Actions are ``row * size + col`` and pass is ``size * size``. Status codes: ``OK``,
 ``OCCUPIED``, ``SUICIDE``, ``KO``, ``SUPERKO``. The layout of ``s`` is documented in the private
-``_kernels`` module; read fields only through the ``F_*`` offsets after :func:`header`.
+``_kernels`` module and may change; read the board as ``s[p]``, the header through the ``F_*``
+offsets after :func:`header`, and groups only through the accessors (``nn = size * size``)::
+
+    g = f.group_head(s, nn, p)            # the group of the stone on p (its head point)
+    q = f.next_stone(s, nn, q)            # the group's stones, a circular list from g
+    f.group_size(s, nn, g)                # its number of stones
+    f.atari_liberty(s, nn, p)             # the only liberty of p's group, or -1
+    f.empty_at(s, nn, i)                  # the i-th empty point, i < s[h + f.F_NEMPTY]
+
 ``zobrist(color, point)`` and ``ZOBRIST_WHITE_TO_PLAY`` make the keys.
 """
 
@@ -57,15 +65,6 @@ from imago.games.go._kernels import (
     KO_POSITIONAL,
     KO_SIMPLE,
     KO_SITUATIONAL,
-    L_EMPTIES,
-    L_GHASH,
-    L_GSIZE,
-    L_HEAD,
-    L_LIBC,
-    L_LIBQ,
-    L_LIBS,
-    L_NEXT,
-    L_WHERE,
     OCCUPIED,
     OK,
     SUICIDE,
@@ -75,10 +74,14 @@ from imago.games.go._kernels import (
     advance,
     area,
     area_score,
+    atari_liberty,
     check,
     child,
     contains,
+    empty_at,
     finish,
+    group_head,
+    group_size,
     header,
     history_key,
     insert_sorted,
@@ -86,6 +89,7 @@ from imago.games.go._kernels import (
     legal_actions,
     legal_list,
     new_state,
+    next_stone,
     play,
     playout,
     playouts,
@@ -116,15 +120,6 @@ __all__ = [
     "KO_POSITIONAL",
     "KO_SIMPLE",
     "KO_SITUATIONAL",
-    "L_EMPTIES",
-    "L_GHASH",
-    "L_GSIZE",
-    "L_HEAD",
-    "L_LIBC",
-    "L_LIBQ",
-    "L_LIBS",
-    "L_NEXT",
-    "L_WHERE",
     "OCCUPIED",
     "OK",
     "SUICIDE",
@@ -134,11 +129,15 @@ __all__ = [
     "advance",
     "area",
     "area_score",
+    "atari_liberty",
     "check",
     "child",
     "contains",
+    "empty_at",
     "finish",
     "from_arrays",
+    "group_head",
+    "group_size",
     "header",
     "history_key",
     "insert_sorted",
@@ -147,6 +146,7 @@ __all__ = [
     "legal_actions",
     "legal_list",
     "new_state",
+    "next_stone",
     "play",
     "playout",
     "playouts",
