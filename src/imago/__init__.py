@@ -11,7 +11,7 @@ __version__ = "0.1.0"
 def _drop_stale_kernels() -> None:
     from pathlib import Path
 
-    from imago.core.kernel_cache import drop_stale
+    from imago._kernel_cache import drop_stale
 
     drop_stale(Path(__file__).parent)
 

@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from imago.core import kernel_cache
-from imago.core.kernel_cache import STAMP, cache_root, drop_stale, source_digest
+from imago import _kernel_cache as kernel_cache
+from imago._kernel_cache import STAMP, cache_root, drop_stale, source_digest
 
 CALLER = """
 from numba import njit
@@ -56,7 +56,7 @@ def _call(package: Path, *, drop: bool) -> int:
         from pathlib import Path
         sys.path.insert(0, {str(package.parent)!r})
         if {drop}:
-            from imago.core.kernel_cache import drop_stale
+            from imago._kernel_cache import drop_stale
             drop_stale(Path({str(package)!r}))
         from pkg.caller import call
         print(call())

@@ -2,7 +2,7 @@
 
 The rules and searches are numba kernels compiled on their first use and cached beside their
 modules (``__pycache__/*.nbi``, ``*.nbc``); all of them are dropped together when any module
-with kernels changes (:mod:`imago.core.kernel_cache`: numba itself would keep a caller's copy of
+with kernels changes (:mod:`imago._kernel_cache`: numba itself would keep a caller's copy of
 a changed callee). Without the cache the first move of a game waits
 for the compiler: about a minute of CPU for Go. ``scripts/setup.sh`` runs this command, so
 ``./scripts/play.sh`` starts its first game at once; ``imago play`` runs the same steps, with

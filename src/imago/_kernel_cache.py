@@ -12,15 +12,17 @@ So :func:`drop_stale` keeps a digest of every module of the package that uses nu
 the caches, and deletes all of the package's cache files when the digest changes: the next run
 compiles what it uses again (``imago warmup`` compiles everything ahead). ``import imago`` calls
 it; it reads the sources once (a few milliseconds) and changes nothing when they are unchanged.
+It uses the standard library alone, so that ``import imago`` loads no numeric library (the
+command line starts without one); hence its own few lines of atomic write rather than
+:mod:`imago.core.files`, whose package loads numpy.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import tempfile
 from pathlib import Path
-
-from imago.core.files import atomic_write_text
 
 STAMP = "numba-sources.digest"
 """The file, in the package's own ``__pycache__`` cache folder, holding the digest."""
@@ -68,7 +70,19 @@ def drop_stale(package: Path) -> bool:
         for pattern in ("*.nbi", "*.nbc"):
             for cached in root.rglob(f"__pycache__/{pattern}"):
                 cached.unlink(missing_ok=True)
-        atomic_write_text(stamp, digest)
+        _write_atomically(stamp, digest)
     except OSError:
         return False  # a read-only install: numba caches elsewhere or not at all
     return True
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    """``text`` into ``path`` through a temporary file and a rename (readers see all or none)."""
+    handle, name = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            stream.write(text)
+        os.replace(name, path)
+    except BaseException:
+        Path(name).unlink(missing_ok=True)
+        raise
