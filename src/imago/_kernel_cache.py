@@ -21,19 +21,22 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import tempfile
 from pathlib import Path
 
 STAMP = "numba-sources.digest"
+_IMPORTS_NUMBA = re.compile(rb"^\s*(?:import numba|from numba\b)", re.MULTILINE)
 """The file, in the package's own ``__pycache__`` cache folder, holding the digest."""
 
 
 def source_digest(package: Path) -> str:
-    """A digest of the path and text of every ``.py`` file under ``package`` that uses numba."""
+    """A digest of the path and text of every ``.py`` file under ``package`` that imports
+    numba (the modules that can hold kernels; one that only names it changes nothing)."""
     digest = hashlib.blake2b(digest_size=16)
     for path in sorted(package.rglob("*.py")):
         text = path.read_bytes()
-        if b"numba" in text:
+        if _IMPORTS_NUMBA.search(text):
             digest.update(path.relative_to(package).as_posix().encode() + b"\0")
             digest.update(text + b"\0")
     return digest.hexdigest()

@@ -119,9 +119,14 @@ def test_unchanged_sources_keep_their_caches_and_a_changed_one_drops_all(tmp_pat
 def test_the_digest_covers_only_modules_that_use_numba(tmp_path: Path):
     (tmp_path / "a.py").write_text("from numba import njit\n")
     (tmp_path / "b.py").write_text("x = 1\n")
+    (tmp_path / "c.py").write_text('"""Not a kernel: it only names numba."""\n')
     first = source_digest(tmp_path)
     (tmp_path / "b.py").write_text("x = 2\n")
+    (tmp_path / "c.py").write_text('"""Still only naming numba."""\n')
     assert source_digest(tmp_path) == first
+    (tmp_path / "c.py").write_text("    import numba  # inside a function\n")
+    assert source_digest(tmp_path) != first
+    (tmp_path / "c.py").write_text("x = 3\n")
     (tmp_path / "a.py").write_text("from numba import njit  # edited\n")
     assert source_digest(tmp_path) != first
 
