@@ -9,11 +9,12 @@ __version__ = "0.1.0"
 
 
 def _drop_stale_kernels() -> None:
-    from pathlib import Path
+    """Drop numba's cached kernels if a kernel module changed (:mod:`imago._kernel_cache`)."""
+    import os
 
     from imago._kernel_cache import drop_stale
 
-    drop_stale(Path(__file__).parent)
+    drop_stale(os.path.dirname(__file__))
 
 
 _drop_stale_kernels()

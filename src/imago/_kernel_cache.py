@@ -8,84 +8,129 @@ code. With a changed state layout that reads the wrong fields, and can write pas
 end: changing the Go header's length this way ended a process with "double free or
 corruption".
 
-So :func:`drop_stale` keeps a digest of every module of the package that uses numba next to
-the caches, and deletes all of the package's cache files when the digest changes: the next run
-compiles what it uses again (``imago warmup`` compiles everything ahead). ``import imago`` calls
-it; it reads the sources once (a few milliseconds) and changes nothing when they are unchanged.
-It uses the standard library alone, so that ``import imago`` loads no numeric library (the
-command line starts without one); hence its own few lines of atomic write rather than
-:mod:`imago.core.files`, whose package loads numpy.
+So :func:`drop_stale` keeps, next to the caches, a digest of the text of every module of the
+package that imports numba, and deletes all of the package's cache files when the digest
+changes: the next run compiles what it uses again (``imago warmup`` compiles everything
+ahead). ``import imago`` calls it. To cost little there it first compares the size and time
+stamp of every source file with those it noted (about a millisecond) and reads the sources only
+when one differs; and it uses the standard library alone, so that ``import imago`` loads no
+numeric library (the command line starts without one) -- hence its own few lines of atomic
+write rather than :mod:`imago.core.files`, whose package loads numpy.
 """
 
 from __future__ import annotations
 
-import hashlib
+import contextlib
 import os
-import re
-import tempfile
-from pathlib import Path
 
 STAMP = "numba-sources.digest"
-_IMPORTS_NUMBA = re.compile(rb"^\s*(?:import numba|from numba\b)", re.MULTILINE)
-"""The file, in the package's own ``__pycache__`` cache folder, holding the digest."""
+"""The file, in the package's own ``__pycache__`` cache folder, holding the digest (first line)
+and the size and time stamp of each source file it was made from."""
+
+_Path = str | os.PathLike[str]
 
 
-def source_digest(package: Path) -> str:
+def _sources(package: str) -> list[str]:
+    """The ``.py`` files under ``package``, as sorted paths relative to it."""
+    found = []
+    for folder, subfolders, files in os.walk(package):
+        subfolders[:] = sorted(d for d in subfolders if d != "__pycache__")
+        relative = os.path.relpath(folder, package)
+        for name in files:
+            if name.endswith(".py"):
+                found.append(os.path.normpath(os.path.join(relative, name)))
+    return sorted(found)
+
+
+def _listing(package: str, sources: list[str]) -> str:
+    """A line per source file: its path, size and modification time (no file read)."""
+    lines = []
+    for relative in sources:
+        info = os.stat(os.path.join(package, relative))
+        lines.append(f"{relative}\t{info.st_size}\t{info.st_mtime_ns}")
+    return "\n".join(lines)
+
+
+def source_digest(package: _Path) -> str:
     """A digest of the path and text of every ``.py`` file under ``package`` that imports
     numba (the modules that can hold kernels; one that only names it changes nothing)."""
+    import hashlib
+    import re
+
+    imports_numba = re.compile(rb"^\s*(?:import numba|from numba\b)", re.MULTILINE)
+    root = os.fspath(package)
     digest = hashlib.blake2b(digest_size=16)
-    for path in sorted(package.rglob("*.py")):
-        text = path.read_bytes()
-        if _IMPORTS_NUMBA.search(text):
-            digest.update(path.relative_to(package).as_posix().encode() + b"\0")
+    for relative in _sources(root):
+        with open(os.path.join(root, relative), "rb") as stream:
+            text = stream.read()
+        if imports_numba.search(text):
+            digest.update(relative.replace(os.sep, "/").encode() + b"\0")
             digest.update(text + b"\0")
     return digest.hexdigest()
 
 
-def cache_root(package: Path) -> Path:
+def cache_root(package: _Path) -> str:
     """Where numba caches the kernels of ``package``: beside the sources, or the mirror of their
     path under ``NUMBA_CACHE_DIR`` when that is set (as numba's own locator does)."""
+    root = os.fspath(package)
     custom = os.environ.get("NUMBA_CACHE_DIR", "")
     if not custom:
-        return package
-    resolved = package.resolve()
-    return Path(custom).joinpath(*resolved.parts[1:])
+        return root
+    resolved = os.path.realpath(root)
+    _, tail = os.path.splitdrive(resolved)
+    return os.path.join(custom, tail.lstrip(os.sep))
 
 
-def drop_stale(package: Path) -> bool:
+def drop_stale(package: _Path) -> bool:
     """Delete the numba cache files of ``package`` if its numba sources changed since they were
     written (or if no digest was kept); ``True`` when it deleted. Does nothing where the cache
     folder cannot be written (numba caches elsewhere then) and never raises for a file
     another process removed first."""
-    root = cache_root(package)
-    folder = root / "__pycache__"
-    stamp = folder / STAMP
-    digest = source_digest(package)
+    root = os.fspath(package)
+    folder = os.path.join(cache_root(root), "__pycache__")
+    stamp = os.path.join(folder, STAMP)
+    listing = _listing(root, _sources(root))
     try:
-        if stamp.read_text() == digest:
-            return False
+        with open(stamp, encoding="utf-8") as stream:
+            kept_digest, _, kept_listing = stream.read().partition("\n")
     except OSError:
-        pass
+        kept_digest = kept_listing = ""
+    if listing == kept_listing:
+        return False  # no source touched since the digest was made
+    digest = source_digest(root)
     try:
-        folder.mkdir(parents=True, exist_ok=True)
+        os.makedirs(folder, exist_ok=True)
         if not os.access(folder, os.W_OK):
             return False
-        for pattern in ("*.nbi", "*.nbc"):
-            for cached in root.rglob(f"__pycache__/{pattern}"):
-                cached.unlink(missing_ok=True)
-        _write_atomically(stamp, digest)
+        dropped = digest != kept_digest
+        if dropped:
+            _delete_caches(cache_root(root))
+        _write_atomically(stamp, f"{digest}\n{listing}")
     except OSError:
         return False  # a read-only install: numba caches elsewhere or not at all
-    return True
+    return dropped
 
 
-def _write_atomically(path: Path, text: str) -> None:
+def _delete_caches(root: str) -> None:
+    for folder, _, files in os.walk(root):
+        if os.path.basename(folder) != "__pycache__":
+            continue
+        for name in files:
+            if name.endswith((".nbi", ".nbc")):
+                with contextlib.suppress(FileNotFoundError):  # another process was first
+                    os.unlink(os.path.join(folder, name))
+
+
+def _write_atomically(path: str, text: str) -> None:
     """``text`` into ``path`` through a temporary file and a rename (readers see all or none)."""
-    handle, name = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    import tempfile
+
+    handle, name = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", dir=os.path.dirname(path))
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as stream:
             stream.write(text)
         os.replace(name, path)
     except BaseException:
-        Path(name).unlink(missing_ok=True)
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(name)
         raise

@@ -105,12 +105,18 @@ def test_unchanged_sources_keep_their_caches_and_a_changed_one_drops_all(tmp_pat
     _fake_caches(package)
     assert drop_stale(package)  # no digest kept yet: nothing is known about these caches
     assert _cache_files(package / "__pycache__") == []
-    assert (package / "__pycache__" / STAMP).read_text() == source_digest(package)
+    kept = (package / "__pycache__" / STAMP).read_text().splitlines()
+    assert kept[0] == source_digest(package)
+    assert sorted(line.split("\t")[0] for line in kept[1:]) == ["k.py", "sub/plain.py"]
     _fake_caches(package)
     assert not drop_stale(package)
     assert len(_cache_files(package / "sub" / "__pycache__")) == 2
     (package / "sub" / "plain.py").write_text("x = 2\n")  # no numba in it
     assert not drop_stale(package)
+    stamp = (package / "k.py").stat().st_mtime_ns + 5_000_000_000
+    os.utime(package / "k.py", ns=(stamp, stamp))  # touched, as a checkout does, not changed
+    assert not drop_stale(package)
+    assert len(_cache_files(package / "sub" / "__pycache__")) == 2
     (package / "k.py").write_text("import numba\nY = 1\n")
     assert drop_stale(package)
     assert _cache_files(package / "sub" / "__pycache__") == []
@@ -136,7 +142,7 @@ def test_a_numba_cache_dir_is_followed(tmp_path: Path, monkeypatch: pytest.Monke
     package.mkdir(parents=True)
     (package / "k.py").write_text("import numba\n")
     monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "cache"))
-    root = cache_root(package)
+    root = Path(cache_root(package))
     assert root == tmp_path.joinpath("cache", *package.resolve().parts[1:])
     _fake_caches(root)
     assert drop_stale(package)
