@@ -45,7 +45,7 @@ from imago.games.go.rules import GoRules
 SIZE = 9
 
 
-@njit(cache=True)
+@njit(cache=False)  # no cache: it would keep its copy of the rules' kernel after a change
 def _legal_lists(fulls: np.ndarray, size: int, ko_mode: int, touch: bool, out: np.ndarray) -> int:
     """The legal-move list of every position of ``fulls`` (read each state first when
     ``touch``); the number of legal moves in all, so that nothing is optimised away."""
@@ -64,7 +64,7 @@ def _legal_lists(fulls: np.ndarray, size: int, ko_mode: int, touch: bool, out: n
     return total
 
 
-@njit(cache=True)
+@njit(cache=False)
 def _touch(t: np.ndarray, length: int) -> int:
     """One read per cache line of the state: brings it all into the cache."""
     x = 0
@@ -73,7 +73,7 @@ def _touch(t: np.ndarray, length: int) -> int:
     return x & 1
 
 
-@njit(cache=True)
+@njit(cache=False)
 def _touch_all(fulls: np.ndarray, length: int) -> int:
     total = 0
     for i in range(fulls.shape[0]):
@@ -81,7 +81,7 @@ def _touch_all(fulls: np.ndarray, length: int) -> int:
     return total
 
 
-@njit(cache=True)
+@njit(cache=False)
 def _scan(fulls: np.ndarray, nn: int, branch: bool, out: np.ndarray) -> int:
     """The empty points of every board into ``out``: skipping the occupied ones with a branch,
     or writing every point and advancing by ``board == EMPTY``."""
