@@ -213,3 +213,23 @@ def test_othello_states_come_out_of_the_batch() -> None:
         assert int(state.to_play) == batch.to_play()[i]
         assert (state.legal_mask() == batch.legal_mask()[i]).all()
         assert state.move_number == batch.moves[i]
+
+
+@pytest.mark.parametrize("draw", [0.0, 0.24, 0.5, 0.77, 0.999999])
+def test_go_random_legal_reads_the_draws_share_of_the_legal_list(draw: float) -> None:
+    """The ``floor(draw * k)``-th of a game's ``k`` legal actions, as the mask orders them
+    (pass last); 0 for a game that is over."""
+    batch = GoBatch(32, 7, GoRules.preset("chinese"))
+    rng = np.random.default_rng(4)
+    for _ in range(40):
+        masks = batch.legal_mask()
+        picks = batch.random_legal(np.full(batch.n, draw))
+        for i in range(batch.n):
+            columns = np.flatnonzero(masks[i])
+            expected = int(columns[int(draw * len(columns))]) if len(columns) else 0
+            assert picks[i] == expected
+        batch.step(batch.random_legal(rng.random(batch.n)))
+    batch.done[3] = True
+    assert batch.random_legal(np.full(batch.n, draw))[3] == 0
+    with pytest.raises(ValueError, match="expected 32 draws"):
+        batch.random_legal(np.zeros(5))

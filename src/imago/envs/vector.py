@@ -36,6 +36,7 @@ from imago.core.game import GameState
 from imago.envs._kernels import pick_true
 from imago.envs.config import Batch, EnvConfig
 from imago.envs.render import Image, ansi, rgb
+from imago.games.go.batch import GoBatch
 
 BoolArray = npt.NDArray[np.bool_]
 IntArray = npt.NDArray[np.int64]
@@ -202,6 +203,8 @@ class VectorEnv:
     def random_actions(self) -> IntArray:
         """A uniformly random legal action in every game (from the environment's seeded
         generator)."""
+        if isinstance(self.batch, GoBatch):  # read off the legal lists: the same draws, picks
+            return self.batch.random_legal(self._rng.random(self.num_envs))
         return random_legal(self._mask, self._rng)
 
     def observe(self) -> npt.NDArray[np.uint8]:

@@ -170,6 +170,19 @@ def _legal_masks(fulls: np.ndarray, size: int, out: np.ndarray) -> None:
 
 
 @njit(cache=True)
+def _pick_legal(
+    fulls: np.ndarray, size: int, done: np.ndarray, uniform: np.ndarray, out: np.ndarray
+) -> None:
+    """``out[i]``: the ``floor(uniform[i] * k)``-th of the ``k`` legal actions of game ``i``
+    (ascending, pass last, as :meth:`GoBatch.legal_mask` orders them); 0 where there is none."""
+    nn = size * size
+    length = 10 * nn + K.HEADER
+    for i in range(fulls.shape[0]):
+        k = 0 if done[i] else fulls[i, length + nn + 1]
+        out[i] = fulls[i, length + min(int(uniform[i] * k), k - 1)] if k > 0 else 0
+
+
+@njit(cache=True)
 def _scores(
     fulls: np.ndarray, size: int, komi: float, indices: np.ndarray, out: np.ndarray
 ) -> None:
@@ -266,6 +279,17 @@ class GoBatch:
         out = np.zeros((self.n, self.num_actions), dtype=np.bool_)
         _legal_masks(self.fulls, self.size, out)
         out[self.done] = False
+        return out
+
+    def random_legal(self, uniform: npt.ArrayLike) -> IntArray:
+        """One legal action of every game, the ``floor(uniform[i] * k)``-th of its ``k`` (in
+        :meth:`legal_mask`'s order; 0 for a game that is over): a uniformly random legal move
+        for uniform draws in [0, 1), read off the legal lists without building the masks."""
+        draws = np.ascontiguousarray(uniform, dtype=np.float64)
+        if draws.shape != (self.n,):
+            raise ValueError(f"expected {self.n} draws, got shape {draws.shape}")
+        out = np.empty(self.n, dtype=np.int64)
+        _pick_legal(self.fulls, self.size, self.done, draws, out)
         return out
 
     def scores(
