@@ -1,6 +1,6 @@
 """A match between imago players, counted again by GNU Go: the independent referee.
 
-    python bench/referee.py MATCH_FOLDER [--gnugo "gnugo --mode gtp --chinese-rules"]
+    python bench/referee.py MATCH_FOLDER [--gnugo "/usr/games/gnugo --mode gtp --chinese-rules"]
         [--komi K] [--player LABEL]
 
 ``imago match`` counts a Go game that ends by two passes with imago's own count; when neither
@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import shlex
+import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -24,7 +25,16 @@ from typing import Any
 from imago.arena.stats import ScoreInterval, score_interval
 from imago.gtp.client import EngineError, GtpEngine
 
-GNUGO = "gnugo --mode gtp --chinese-rules"
+GNUGO_OPTIONS = "--mode gtp --chinese-rules"
+
+
+def default_gnugo() -> str:
+    """GNU Go's command line: ``gnugo`` on the PATH, else Debian's ``/usr/games/gnugo`` (off
+    root's PATH)."""
+    found = shutil.which("gnugo") or shutil.which("gnugo", path="/usr/games") or "gnugo"
+    return f"{found} {GNUGO_OPTIONS}"
+
+
 RECORD_KEYS = {"winner", "black", "reason", "result"}
 
 
@@ -76,16 +86,21 @@ def load_games(folder: Path) -> list[tuple[Path, dict[str, Any]]]:
 
 
 def referee(
-    folder: Path, gnugo: str = GNUGO, komi: float | None = None, player: str | None = None
+    folder: Path, gnugo: str | None = None, komi: float | None = None, player: str | None = None
 ) -> Verdict:
     """Count every game of ``folder`` that ended by passes with GNU Go (``gnugo``: its command
-    line), keep the others' results, and tally them for ``player``."""
+    line, default :func:`default_gnugo`), keep the others' results, and tally them for
+    ``player``."""
+    gnugo = gnugo or default_gnugo()
     games = load_games(folder)
     verdict = Verdict(player or games[0][1]["black"])
     try:
         engine = GtpEngine.popen(shlex.split(gnugo))
     except (OSError, EngineError) as error:
-        raise SystemExit(f"GNU Go did not start ({gnugo!r}): {error}") from None
+        raise SystemExit(
+            f"GNU Go did not start ({gnugo!r}): {error}. Install it (Debian: apt-get install"
+            " gnugo, which puts it in /usr/games) or give its full command with --gnugo."
+        ) from None
     with engine:
         for sgf, record in games:
             ours = record["winner"] or "0"
@@ -106,7 +121,7 @@ def referee(
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("folder", type=Path)
-    parser.add_argument("--gnugo", default=GNUGO, help="GNU Go's GTP command line")
+    parser.add_argument("--gnugo", default=None, help="GNU Go's GTP command line")
     parser.add_argument("--komi", type=float, default=None, help="default: each SGF's KM")
     parser.add_argument("--player", default=None)
     args = parser.parse_args()

@@ -51,16 +51,17 @@ def _listing(package: str, sources: list[str]) -> str:
     return "\n".join(lines)
 
 
-def source_digest(package: _Path) -> str:
-    """A digest of the path and text of every ``.py`` file under ``package`` that imports
-    numba (the modules that can hold kernels; one that only names it changes nothing)."""
+def source_digest(package: _Path, sources: list[str] | None = None) -> str:
+    """A digest of the path and text of every ``.py`` file under ``package`` (or of
+    ``sources``, paths relative to it) that imports numba (the modules that can hold kernels;
+    one that only names it changes nothing)."""
     import hashlib
     import re
 
     imports_numba = re.compile(rb"^\s*(?:import numba|from numba\b)", re.MULTILINE)
     root = os.fspath(package)
     digest = hashlib.blake2b(digest_size=16)
-    for relative in _sources(root):
+    for relative in _sources(root) if sources is None else sources:
         with open(os.path.join(root, relative), "rb") as stream:
             text = stream.read()
         if imports_numba.search(text):
@@ -87,9 +88,11 @@ def drop_stale(package: _Path) -> bool:
     folder cannot be written (numba caches elsewhere then) and never raises for a file
     another process removed first."""
     root = os.fspath(package)
-    folder = os.path.join(cache_root(root), "__pycache__")
+    caches = cache_root(root)
+    folder = os.path.join(caches, "__pycache__")
     stamp = os.path.join(folder, STAMP)
-    listing = _listing(root, _sources(root))
+    sources = _sources(root)
+    listing = _listing(root, sources)
     try:
         with open(stamp, encoding="utf-8") as stream:
             kept_digest, _, kept_listing = stream.read().partition("\n")
@@ -97,14 +100,14 @@ def drop_stale(package: _Path) -> bool:
         kept_digest = kept_listing = ""
     if listing == kept_listing:
         return False  # no source touched since the digest was made
-    digest = source_digest(root)
+    digest = source_digest(root, sources)
     try:
         os.makedirs(folder, exist_ok=True)
         if not os.access(folder, os.W_OK):
             return False
         dropped = digest != kept_digest
         if dropped:
-            _delete_caches(cache_root(root))
+            _delete_caches(caches)
         _write_atomically(stamp, f"{digest}\n{listing}")
     except OSError:
         return False  # a read-only install: numba caches elsewhere or not at all
