@@ -85,7 +85,10 @@ def playouts(config: BenchConfig) -> list[Figure]:
     ]
 
 
-def _imago_moves(rng: random.Random) -> Callable[[], tuple[int, float]]:
+def public_api_games(rng: random.Random) -> Callable[[], tuple[int, float]]:
+    """A function that plays one random 9x9 game through the public API (default rules) and
+    returns its moves and the CPU seconds they took."""
+
     from imago.games.go import new_game
 
     def game() -> tuple[int, float]:
@@ -101,7 +104,8 @@ def _imago_moves(rng: random.Random) -> Callable[[], tuple[int, float]]:
     return game
 
 
-def _openspiel_moves(rng: random.Random) -> Callable[[], tuple[int, float]] | None:
+def openspiel_games(rng: random.Random) -> Callable[[], tuple[int, float]] | None:
+    """The same for OpenSpiel's Go (``None`` when ``pyspiel`` is not installed)."""
     try:
         import pyspiel
     except ImportError:
@@ -169,10 +173,10 @@ def openspiel(config: BenchConfig) -> list[Figure]:
     seconds = 0.5 if config.quick else 2.0
     repeats = 1 if config.quick else config.repeats
     rng = random.Random(7)
-    theirs = _openspiel_moves(rng)
+    theirs = openspiel_games(rng)
     if theirs is None:
         return [Figure("go.openspiel_missing", 1, "", "pip install 'imago[bench]'")]
-    ours = _imago_moves(rng)
+    ours = public_api_games(rng)
     ours()  # compile / warm
     theirs()
     our_move, their_move = _per_move_us(ours, theirs, seconds, repeats)

@@ -68,6 +68,38 @@ def _check_size(size: int) -> None:
 
 
 @final
+class _Frame:
+    """What every position of one game shares: the board's size, where the parts of its state
+    array start, the rules (and the kernels' codes for them) and the table of moves. Positions
+    hold one reference to it, so that making a position sets few attributes."""
+
+    __slots__ = ("h", "keys_at", "length", "mode", "nn", "rules", "size", "suicide", "table")
+
+    def __init__(self, size: int, rules: GoRules) -> None:
+        nn = size * size
+        self.size = size
+        self.nn = nn
+        self.h = 10 * nn
+        self.length = 10 * nn + K.HEADER
+        self.keys_at = self.length + nn + 3 + K.BLOOM_WORDS
+        self.rules = rules
+        self.mode = _KO_MODES[rules.ko]
+        self.suicide = rules.suicide_allowed
+        self.table = moves_table(size)
+
+
+_FRAMES: dict[tuple[int, GoRules], _Frame] = {}
+
+
+def _frame(size: int, rules: GoRules) -> _Frame:
+    """The shared frame of ``size`` boards under ``rules`` (made once)."""
+    frame = _FRAMES.get((size, rules))
+    if frame is None:
+        frame = _FRAMES[size, rules] = _Frame(size, rules)
+    return frame
+
+
+@final
 class LegalMoves(Sequence[Move]):
     """The legal moves of a position: an immutable sequence view in action order, pass last.
 
@@ -150,39 +182,14 @@ class GoPosition:
     :mod:`imago.games.go.fastpath`.
     """
 
-    __slots__ = (
-        "_h",
-        "_keys_at",
-        "_last",
-        "_legal",
-        "_length",
-        "_mode",
-        "_moves",
-        "_nkeys",
-        "_nlegal",
-        "_nn",
-        "_previous",
-        "_resigned",
-        "_rules",
-        "_s",
-        "_size",
-        "_suicide",
-    )
+    __slots__ = ("_f", "_last", "_legal", "_moves", "_n", "_previous", "_resigned", "_s")
 
     _s: npt.NDArray[np.int64]
-    _size: int
-    _nn: int
-    _h: int
-    _rules: GoRules
+    _f: _Frame
     _previous: GoPosition | None
     _last: Move | None
     _resigned: Color | None
-    _length: int
-    _keys_at: int
-    _mode: int
-    _nkeys: int
-    _nlegal: int
-    _suicide: bool
+    _n: int  # the number of legal actions, plus the number of superko keys << 16
     _legal: npt.NDArray[np.int64] | None
     _moves: LegalMoves | None
 
@@ -199,23 +206,17 @@ class GoPosition:
         last: Move | None,
         resigned: Color | None = None,
     ) -> GoPosition:
+        frame = _frame(size, rules)
         self = object.__new__(cls)
         self._s = state
-        self._size = size
-        self._nn = size * size
-        self._h = 10 * size * size
-        self._length = 10 * size * size + K.HEADER
-        self._keys_at = self._length + size * size + 3 + K.BLOOM_WORDS
-        self._rules = rules
-        self._mode = _KO_MODES[rules.ko]
-        self._suicide = rules.suicide_allowed
+        self._f = frame
         self._previous = previous
         self._last = last
         self._resigned = resigned
         self._legal = None
         self._moves = None
-        self._nlegal = -1
-        self._nkeys = int(state[self._length + size * size + 2])
+        at = frame.length + frame.nn
+        self._n = int(state[at + 1]) | int(state[at + 2]) << 16
         return self
 
     @classmethod
@@ -234,8 +235,8 @@ class GoPosition:
     def from_state(cls, state: npt.NDArray[np.int64], parent: GoPosition) -> GoPosition:
         """The position of a kernel state array reached from ``parent`` (see
         :func:`imago.games.go.fastpath.from_arrays`)."""
-        size, rules = parent._size, parent._rules
-        if state.shape != (parent._length,) or state.dtype != np.int64:
+        size, rules = parent._f.size, parent._f.rules
+        if state.shape != (parent._f.length,) or state.dtype != np.int64:
             raise ValueError(f"not a {size}x{size} Go state array")
         full = K.finish(
             state, size, rules.suicide_allowed, _KO_MODES[rules.ko], parent._superko_keys(), True
@@ -273,25 +274,25 @@ class GoPosition:
     # -- the GameState protocol ------------------------------------------------------------------
     @property
     def size(self) -> int:
-        return self._size
+        return self._f.size
 
     @property
     def rules(self) -> GoRules:
         """The rules this game is played under."""
-        return self._rules
+        return self._f.rules
 
     @property
     def komi(self) -> float:
-        return self._rules.komi
+        return self._f.rules.komi
 
     @property
     def to_play(self) -> Color:
-        return _COLORS[self._s[self._h + K.F_TO_PLAY]]  # type: ignore[return-value]
+        return _COLORS[self._s[self._f.h + K.F_TO_PLAY]]  # type: ignore[return-value]
 
     @property
     def key(self) -> int:
         """Zobrist key of the stones and the side to move (a non-negative 64-bit integer)."""
-        s, h = self._s, self._h
+        s, h = self._s, self._f.h
         key = int(s[h + K.F_HASH])
         if s[h + K.F_TO_PLAY] == K.WHITE:
             key ^= int(K.ZOBRIST_WHITE_TO_PLAY)
@@ -300,11 +301,11 @@ class GoPosition:
     @property
     def board_key(self) -> int:
         """Zobrist key of the stones only (what positional superko compares)."""
-        return int(self._s[self._h + K.F_HASH]) & _MASK64
+        return int(self._s[self._f.h + K.F_HASH]) & _MASK64
 
     @property
     def num_actions(self) -> int:
-        return self._nn + 1
+        return self._f.nn + 1
 
     @property
     def previous(self) -> GoPosition | None:
@@ -316,38 +317,38 @@ class GoPosition:
 
     @property
     def move_number(self) -> int:
-        return int(self._s[self._h + K.F_MOVES])
+        return int(self._s[self._f.h + K.F_MOVES])
 
     @property
     def ko_point(self) -> Point | None:
         """The point the simple-ko rule forbids to the side to move, if any."""
-        s, h = self._s, self._h
+        s, h = self._s, self._f.h
         ko = int(s[h + K.F_KO])
         if ko < 0 or s[h + K.F_KO_COLOR] != s[h + K.F_TO_PLAY]:
             return None
-        return Point(*divmod(ko, self._size))
+        return Point(*divmod(ko, self._f.size))
 
     @property
     def consecutive_passes(self) -> int:
-        return int(self._s[self._h + K.F_PASSES])
+        return int(self._s[self._f.h + K.F_PASSES])
 
     def captures(self, color: Color) -> int:
         """How many stones ``color`` has captured (prisoners it holds)."""
-        return int(self._s[self._h + K.F_CAPT_B + int(color) - 1])
+        return int(self._s[self._f.h + K.F_CAPT_B + int(color) - 1])
 
     def board(self) -> npt.NDArray[np.int8]:
         """A ``(size, size)`` copy of the board: 0 empty, 1 black, 2 white."""
-        return self._s[: self._nn].astype(np.int8).reshape(self._size, self._size)
+        return self._s[: self._f.nn].astype(np.int8).reshape(self._f.size, self._f.size)
 
     def color_at(self, point: Point) -> Color | None:
         """The stone on ``point``, or ``None``."""
         self._check_point(point)
-        return _COLORS[self._s[point.index(self._size)]]
+        return _COLORS[self._s[point.index(self._f.size)]]
 
     def stones(self, color: Color) -> list[Point]:
         """The points of ``color``'s stones, in action order."""
-        size = self._size
-        found = np.flatnonzero(self._s[: self._nn] == int(color))
+        size = self._f.size
+        found = np.flatnonzero(self._s[: self._f.nn] == int(color))
         return [Point(*divmod(int(p), size)) for p in found]
 
     def legal_moves(self) -> LegalMoves:
@@ -355,18 +356,17 @@ class GoPosition:
         lazy, immutable sequence view."""
         moves = self._moves
         if moves is None:
-            n = self._nlegal
-            if n >= 0 and self._resigned is None:
+            if self._resigned is None:
+                frame = self._f
                 moves = _new(LegalMoves)
                 moves._array = self._s
-                moves._start = self._length
-                moves._n = n
-                moves._size = self._size
-                moves._table = _TABLES[self._size]
+                moves._start = frame.length
+                moves._n = self._n & 0xFFFF
+                moves._size = frame.size
+                moves._table = frame.table
                 moves._tuple = None
             else:
-                legal = self._legal_view()
-                moves = LegalMoves(legal, 0, len(legal), self._size)
+                moves = LegalMoves(_NO_KEYS, 0, 0, self._f.size)
             self._moves = moves
         return moves
 
@@ -382,16 +382,13 @@ class GoPosition:
         if self._resigned is not None:
             legal = _NO_KEYS
         else:
-            start = self._length
-            n = self._nlegal
-            if n < 0:
-                n = self._nlegal = int(self._s[start + self._nn + 1])
-            legal = self._s[start : start + n]
+            start = self._f.length
+            legal = self._s[start : start + (self._n & 0xFFFF)]
         self._legal = legal
         return legal
 
     def legal_mask(self) -> npt.NDArray[np.bool_]:
-        mask = np.zeros(self._nn + 1, dtype=np.bool_)
+        mask = np.zeros(self._f.nn + 1, dtype=np.bool_)
         mask[self.legal_actions()] = True
         return mask
 
@@ -399,17 +396,17 @@ class GoPosition:
         """Legal moves that do not fill one of the mover's own true eyes (pass last)."""
         if self.is_over():
             return []
-        out = np.empty(self._nn + 1, dtype=np.int64)
+        out = np.empty(self._f.nn + 1, dtype=np.int64)
         n = K.sensible_actions(
             self._s,
-            self._size,
-            self._s[self._h + K.F_TO_PLAY],
-            self._rules.suicide_allowed,
-            _KO_MODES[self._rules.ko],
+            self._f.size,
+            self._s[self._f.h + K.F_TO_PLAY],
+            self._f.rules.suicide_allowed,
+            _KO_MODES[self._f.rules.ko],
             self._superko_keys(),
             out,
         )
-        table = moves_table(self._size)
+        table = moves_table(self._f.size)
         return [table[a] for a in out[:n].tolist()]
 
     def is_legal(self, move: Move, color: Color | None = None) -> bool:
@@ -420,10 +417,10 @@ class GoPosition:
             return True
         point = move.point
         assert point is not None
-        if not point.on_board(self._size):
+        if not point.on_board(self._f.size):
             return False
-        who = self._s[self._h + K.F_TO_PLAY] if color is None else int(color)
-        return self._status(point.index(self._size), who) is None
+        who = self._s[self._f.h + K.F_TO_PLAY] if color is None else int(color)
+        return self._status(point.index(self._f.size), who) is None
 
     def play(self, move: Move, color: Color | None = None) -> GoPosition:
         """The position after ``move`` (for ``color``, default the side to move).
@@ -433,58 +430,50 @@ class GoPosition:
         """
         if self._resigned is not None:
             raise IllegalMoveError(IllegalReason.GAME_OVER, self.format_move(move))
+        frame = self._f
         point = move.point
-        size = self._size
         if point is not None:
+            size = frame.size
             row = point.row
             col = point.col
             if row < 0 or row >= size or col < 0 or col >= size:
                 raise InvalidMoveError(f"{point} is off a {size}x{size} board")
             action = row * size + col
         elif move.kind is _PASS:
-            action = self._nn
+            action = frame.nn
         else:
             if self.is_over():
                 raise IllegalMoveError(IllegalReason.GAME_OVER, "resign")
             who = color or self.to_play
             # its own copy of the state: positions never share an array
-            return GoPosition._make(self._s.copy(), size, self._rules, self, move, who)
+            return GoPosition._make(self._s.copy(), frame.size, frame.rules, self, move, who)
         s = self._s
-        mode = self._mode
+        mode = frame.mode
         length = s.shape[0]
-        if mode and self._nkeys + self._keys_at >= length:
+        if mode and (self._n >> 16) + frame.keys_at >= length:
             length += 64  # room for 64 more superko keys
         child = _empty(length, _int64)
         result = _advance(
-            s, child, size, action, 0 if color is None else int(color), self._suicide, mode
+            s, child, frame.size, action, 0 if color is None else int(color), frame.suicide, mode
         )
         if result >= 0:
             raise IllegalMoveError(_REASONS[result], self.format_move(move))
         new = _new(GoPosition)
         new._s = child
-        new._size = size
-        new._nn = self._nn
-        new._h = self._h
-        new._length = self._length
-        new._keys_at = self._keys_at
-        new._rules = self._rules
-        new._mode = mode
-        new._suicide = self._suicide
+        new._f = frame
         new._previous = self
         new._last = move
         new._resigned = None
         new._legal = None
         new._moves = None
-        result = -1 - result
-        new._nlegal = result & 0xFFFF
-        new._nkeys = result >> 16
+        new._n = -1 - result
         return new
 
     def play_action(self, action: int) -> GoPosition:
         """:meth:`play` by action index (pass is ``size * size``)."""
-        if not 0 <= action <= self._nn:
-            raise InvalidMoveError(f"action {action} is outside 0..{self._nn}")
-        return self.play(moves_table(self._size)[action])
+        if not 0 <= action <= self._f.nn:
+            raise InvalidMoveError(f"action {action} is outside 0..{self._f.nn}")
+        return self.play(moves_table(self._f.size)[action])
 
     def with_setup(
         self,
@@ -498,8 +487,8 @@ class GoPosition:
         Not a move: nothing is captured, the move number and captures do not change, and the
         ko ban is lifted. The result's :attr:`previous` is this position's.
         """
-        s = self._s[: self._length].copy()
-        size = self._size
+        s = self._s[: self._f.length].copy()
+        size = self._f.size
         changes = [(p, K.EMPTY) for p in empty]
         changes += [(p, K.BLACK) for p in black] + [(p, K.WHITE) for p in white]
         for point, value in changes:
@@ -507,10 +496,10 @@ class GoPosition:
             index = point.index(size)
             if s[index] != value:
                 K.setup(s, size, index, value)
-        s[self._h + K.F_KO] = -1
+        s[self._f.h + K.F_KO] = -1
         if to_play is not None:
-            s[self._h + K.F_TO_PLAY] = int(to_play)
-        rules = self._rules
+            s[self._f.h + K.F_TO_PLAY] = int(to_play)
+        rules = self._f.rules
         keys = self._previous._superko_keys() if self._previous is not None else _NO_KEYS
         full = K.finish(s, size, rules.suicide_allowed, _KO_MODES[rules.ko], keys, True)
         return GoPosition._make(full, size, rules, self._previous, self._last)
@@ -521,17 +510,14 @@ class GoPosition:
         result's :attr:`previous` is this position."""
         if self._resigned is not None:
             raise IllegalMoveError(IllegalReason.GAME_OVER, "resign")
-        s = self._s[: self._length].copy()
-        s[self._h + K.F_PASSES] = 0
-        full = K.finish(s, self._size, self._suicide, self._mode, self._superko_keys(), True)
-        return GoPosition._make(full, self._size, self._rules, self, self._last)
+        s = self._s[: self._f.length].copy()
+        s[self._f.h + K.F_PASSES] = 0
+        full = K.finish(s, self._f.size, self._f.suicide, self._f.mode, self._superko_keys(), True)
+        return GoPosition._make(full, self._f.size, self._f.rules, self, self._last)
 
     def is_over(self) -> bool:
         """After two consecutive passes or a resignation."""
-        if self._resigned is not None:
-            return True
-        n = self._nlegal
-        return n == 0 if n >= 0 else bool(self._s[self._h + K.F_PASSES] >= 2)
+        return self._resigned is not None or not self._n & 0xFFFF
 
     @property
     def resigned(self) -> Color | None:
@@ -555,25 +541,25 @@ class GoPosition:
 
     def parse_move(self, text: str) -> Move:
         """Read a GTP vertex (``D4``), ``pass`` or ``resign``."""
-        return Move.from_gtp(text, self._size)
+        return Move.from_gtp(text, self._f.size)
 
     def format_move(self, move: Move) -> str:
         """Write a move as a GTP vertex."""
-        return move.to_gtp(self._size)
+        return move.to_gtp(self._f.size)
 
     # -- text ------------------------------------------------------------------------------------
     def diagram(self) -> str:
         """The board as rows of ``X``, ``O`` and ``.`` (top row first), one space apart."""
         chars = ".XO"
-        values = self._s[: self._nn].tolist()
-        size = self._size
+        values = self._s[: self._f.nn].tolist()
+        size = self._f.size
         return "\n".join(
             " ".join(chars[v] for v in values[r * size : (r + 1) * size]) for r in range(size)
         )
 
     def __repr__(self) -> str:
         return (
-            f"<GoPosition {self._size}x{self._size} move {self.move_number}, "
+            f"<GoPosition {self._f.size}x{self._f.size} move {self.move_number}, "
             f"{self.to_play} to play>\n{self.diagram()}"
         )
 
@@ -587,22 +573,22 @@ class GoPosition:
         if self is other:
             return True
         return (
-            self._size == other._size
-            and self._rules == other._rules
+            self._f.size == other._f.size
+            and self._f.rules == other._f.rules
             and self._resigned == other._resigned
             and self.to_play == other.to_play
             and self.ko_point == other.ko_point
             and self.consecutive_passes == other.consecutive_passes
-            and bool(np.array_equal(self._s[: self._nn], other._s[: other._nn]))
+            and bool(np.array_equal(self._s[: self._f.nn], other._s[: other._f.nn]))
         )
 
     def __hash__(self) -> int:
-        return hash((self._size, self.key))
+        return hash((self._f.size, self.key))
 
     # -- fast path ----------------------------------------------------------------------------
     def arrays(self) -> npt.NDArray[np.int64]:
         """A copy of the kernel state array (see :mod:`imago.games.go.fastpath`)."""
-        return self._s[: self._length].copy()
+        return self._s[: self._f.length].copy()
 
     def superko_keys(self) -> npt.NDArray[np.int64]:
         """A copy of the sorted keys the superko rule forbids to recreate (empty under simple
@@ -611,20 +597,20 @@ class GoPosition:
 
     # -- internals ------------------------------------------------------------------------------
     def _check_point(self, point: Point) -> None:
-        if not point.on_board(self._size):
-            raise InvalidMoveError(f"{point} is off a {self._size}x{self._size} board")
+        if not point.on_board(self._f.size):
+            raise InvalidMoveError(f"{point} is off a {self._f.size}x{self._f.size} board")
 
     def _superko_keys(self) -> npt.NDArray[np.int64]:
-        start = self._length + self._nn + 3 + K.BLOOM_WORDS
-        return self._s[start : start + self._s[self._length + self._nn + 2]]
+        start = self._f.length + self._f.nn + 3 + K.BLOOM_WORDS
+        return self._s[start : start + self._s[self._f.length + self._f.nn + 2]]
 
     def _status(self, action: int, color: int) -> IllegalReason | None:
-        status = K.check(self._s, self._size, action, color, self._rules.suicide_allowed)
+        status = K.check(self._s, self._f.size, action, color, self._f.rules.suicide_allowed)
         if status:
             return _REASONS[status]
-        if self._rules.ko is not KoRule.SIMPLE:
-            key = K.result_hash(self._s, self._size, action, color)
-            if self._rules.ko is KoRule.SITUATIONAL_SUPERKO and color == K.BLACK:
+        if self._f.rules.ko is not KoRule.SIMPLE:
+            key = K.result_hash(self._s, self._f.size, action, color)
+            if self._f.rules.ko is KoRule.SITUATIONAL_SUPERKO and color == K.BLACK:
                 key ^= K.ZOBRIST_WHITE_TO_PLAY
             if K.contains(self._superko_keys(), key):
                 return IllegalReason.SUPERKO
@@ -640,7 +626,7 @@ class GoPosition:
         assert point is not None
         self._check_point(point)
         who = self.to_play if color is None else color
-        return self._status(point.index(self._size), int(who))
+        return self._status(point.index(self._f.size), int(who))
 
 
 def new_game(size: int = 9, rules: GoRules | None = None, handicap: int = 0) -> GoPosition:
