@@ -2,10 +2,10 @@
 
 No torch (numpy and numba kernels), so datasets can be built without it. An encoder reads a
 batch of :class:`Positions` (the current board, a few earlier boards, whose turn it is, the
-legal moves) and writes its ``(batch, planes, size, size)`` ``uint8`` planes into the slice of
-the output it is given, always from the point of view of the player to move ("own" stones are
-the mover's). A :class:`FeatureSet` is an ordered tuple of
-encoders with a name; models remember the name of the set they were trained on.
+legal moves) and writes its ``uint8`` planes into the feature set's output at the planes it is
+given, always from the point of view of the player to move ("own" stones are the mover's). A
+:class:`FeatureSet` is an ordered tuple of encoders with a name; models remember the name of
+the set they were trained on.
 
 =============  ======  ============================================================================
 feature set    planes  what
@@ -66,15 +66,17 @@ class Positions:
         return int(self.boards.shape[0])
 
 
-Encoder = Callable[[Positions, Planes], None]
-"""``encode(positions, out)`` writes every element of ``out`` (``(batch, planes, size, size)``,
-a view into the feature set's output: write through it, never rebind it)."""
+Encoder = Callable[[Positions, Planes, int, int], None]
+"""``encode(positions, out, first, count)`` writes every element of the planes
+``out[:, first : first + count]``, where ``out`` is the feature set's whole output flattened to
+``(batch, planes, size * size)`` and C-contiguous (each plane one run of memory, as numba
+kernels write fastest); it writes no other plane."""
 
 
 @dataclass(frozen=True, slots=True)
 class Feature:
-    """One encoder: ``encode(positions, out)`` fills ``planes`` planes; it looks ``history``
-    back."""
+    """One encoder: ``encode(positions, out, first, planes)`` fills ``planes`` planes from
+    ``first`` (see :data:`Encoder`); it looks ``history`` back."""
 
     name: str
     planes: int
@@ -115,11 +117,12 @@ class FeatureSet:
                 f"feature set {self.name!r} needs {self._history} boards of history, "
                 f"got {boards.shape[1]}"
             )
-        size = boards.shape[-1]
-        out = np.empty((boards.shape[0], self._planes, size, size), dtype=np.uint8)
+        n, size = boards.shape[0], boards.shape[-1]
+        out = np.empty((n, self._planes, size, size), dtype=np.uint8)
+        flat = out.reshape(n, self._planes, size * size)  # a view: the same memory
         first = 0
         for feature in self.features:
-            feature.encode(positions, out[:, first : first + feature.planes])
+            feature.encode(positions, flat, first, feature.planes)
             first += feature.planes
         return out
 
@@ -131,21 +134,23 @@ class FeatureSet:
 # -- encoders --------------------------------------------------------------------------------
 
 
-def _stones(positions: Positions, out: Planes) -> None:
-    """Own/opponent planes of as many boards as ``out`` has plane pairs."""
-    fill_stone_history(positions.boards, positions.to_play, out)
+def _stones(positions: Positions, out: Planes, first: int, count: int) -> None:
+    """Own/opponent planes of the last ``count // 2`` boards."""
+    boards = np.ascontiguousarray(positions.boards)
+    flat = boards.reshape(boards.shape[0], boards.shape[1], -1)
+    fill_stone_history(flat, positions.to_play, out, first, count // 2)
 
 
-def _legal_moves(positions: Positions, out: Planes) -> None:
-    fill_legal(positions.legal, out)
+def _legal_moves(positions: Positions, out: Planes, first: int, count: int) -> None:
+    fill_legal(positions.legal, out, first)
 
 
-def _ones(positions: Positions, out: Planes) -> None:
-    out[...] = 1
+def _ones(positions: Positions, out: Planes, first: int, count: int) -> None:
+    out[:, first : first + count] = 1
 
 
-def _black_to_play(positions: Positions, out: Planes) -> None:
-    fill_planes(positions.to_play == Color.BLACK, out)
+def _black_to_play(positions: Positions, out: Planes, first: int, count: int) -> None:
+    fill_planes(positions.to_play == Color.BLACK, out, first, count)
 
 
 STONES = Feature("stones", 2, 1, _stones)
