@@ -79,7 +79,7 @@ def _play_in_place(t: np.ndarray, size: int, action: int, suicide: bool, ko_mode
     count = t[length + nn + 2]
     if ko_mode != K.KO_SIMPLE:
         key = K.history_key(t, size, ko_mode)
-        lo = base + np.searchsorted(t[base : base + count], key)
+        lo = K._lower_bound(t, base, count, key)
         if not (lo < base + count and t[lo] == key):
             for j in range(base + count, lo, -1):
                 t[j] = t[j - 1]
