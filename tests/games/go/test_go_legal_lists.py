@@ -82,3 +82,44 @@ def test_the_lists_equal_each_point_checked_alone(size: int, rules: str):
     if rules in ("tromp-taylor", "nz") and size >= 7:
         # suicide makes repeated boards common in random play: the superko part was exercised
         assert superko_refused > 0
+
+
+@pytest.mark.parametrize("rules", ["chinese", "nz", "tromp-taylor"])
+@pytest.mark.parametrize("size", [5, 9, 13])
+def test_positions_lists_equal_each_point_checked_alone_through_setup_and_resume(
+    size: int, rules: str
+):
+    """The public positions' lists, made by ``play``, ``with_setup`` (stones added and taken
+    away mid-game) and ``resume`` (after two passes): each builds its superko keys and their
+    stone bound (``F_TOP``) its own way. A move that captures nothing skips the superko test
+    when the board it makes has more stones than any board of the keys; this checks that no
+    list it shortened is wrong, and that it was used."""
+    from imago.core.move import Point
+    from imago.games.go import new_game
+
+    rng = np.random.default_rng(size * 7 + len(rules))
+    mode = {"chinese": K.KO_POSITIONAL, "nz": K.KO_SITUATIONAL}.get(rules, K.KO_POSITIONAL)
+    nn = size * size
+    compared = bounded = 0
+    for _ in range(6):
+        position = new_game(size, GoRules.preset(rules, size))
+        for move in range(4 * nn):
+            if position.is_over():
+                position = position.resume()
+            state = position.arrays()
+            keys = position.superko_keys()
+            expected = _one_by_one(state, size, keys, position.rules.suicide_allowed, mode)
+            assert position.legal_actions().tolist() == expected, (size, rules, move)
+            compared += 1
+            bounded += bool(K._stone_bound(position._s, nn, True))
+            if rng.random() < 0.03:  # set up a stone, or take one away
+                point = Point(*divmod(int(rng.integers(nn)), size))
+                if position.color_at(point) is None:
+                    position = position.with_setup(black=[point])
+                else:
+                    position = position.with_setup(empty=[point])
+            else:
+                legal = position.legal_actions()
+                position = position.play_action(int(legal[rng.integers(len(legal))]))
+    assert compared == 6 * 4 * nn
+    assert bounded > compared // 4  # the shortcut was taken often

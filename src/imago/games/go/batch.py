@@ -86,6 +86,7 @@ def _play_in_place(t: np.ndarray, size: int, action: int, suicide: bool, ko_mode
             t[lo] = key
             K._bloom_add(t, bloom_at, key)
             count += 1
+            K._raise_stone_bound(t, nn)
     t[length + nn + 2] = count
     if t[h + K.F_PASSES] >= 2:
         t[length + nn + 1] = 0
@@ -397,7 +398,9 @@ class GoBatch:
         boards: list[npt.NDArray[np.generic]],
         moves: int,
     ) -> None:
-        full = K.finish(state, self.size, self._suicide, self._mode, keys, True)
+        # the state and keys come from one position: its bound holds for the keys
+        top = int(state[K.header(self.size) + K.F_TOP])
+        full = K._finish(state, self.size, self._suicide, self._mode, keys, True, top)
         row = self.fulls[index]
         row[:] = 0
         row[: len(full)] = full

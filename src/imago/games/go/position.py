@@ -238,8 +238,14 @@ class GoPosition:
         size, rules = parent._f.size, parent._f.rules
         if state.shape != (parent._f.length,) or state.dtype != np.int64:
             raise ValueError(f"not a {size}x{size} Go state array")
-        full = K.finish(
-            state, size, rules.suicide_allowed, _KO_MODES[rules.ko], parent._superko_keys(), True
+        full = K._finish(
+            state,
+            size,
+            rules.suicide_allowed,
+            _KO_MODES[rules.ko],
+            parent._superko_keys(),
+            True,
+            parent._stone_bound(),
         )
         full[10 * size * size + K.F_STATUS] = K.OK
         last_action = int(full[10 * size * size + K.F_LAST])
@@ -501,7 +507,8 @@ class GoPosition:
             s[self._f.h + K.F_TO_PLAY] = int(to_play)
         rules = self._f.rules
         keys = self._previous._superko_keys() if self._previous is not None else _NO_KEYS
-        full = K.finish(s, size, rules.suicide_allowed, _KO_MODES[rules.ko], keys, True)
+        top = self._stone_bound()  # at least the previous position's (the keys' own)
+        full = K._finish(s, size, rules.suicide_allowed, _KO_MODES[rules.ko], keys, True, top)
         return GoPosition._make(full, size, rules, self._previous, self._last)
 
     def resume(self) -> GoPosition:
@@ -512,7 +519,9 @@ class GoPosition:
             raise IllegalMoveError(IllegalReason.GAME_OVER, "resign")
         s = self._s[: self._f.length].copy()
         s[self._f.h + K.F_PASSES] = 0
-        full = K.finish(s, self._f.size, self._f.suicide, self._f.mode, self._superko_keys(), True)
+        frame = self._f
+        keys = self._superko_keys()
+        full = K._finish(s, frame.size, frame.suicide, frame.mode, keys, True, self._stone_bound())
         return GoPosition._make(full, self._f.size, self._f.rules, self, self._last)
 
     def is_over(self) -> bool:
@@ -599,6 +608,10 @@ class GoPosition:
     def _check_point(self, point: Point) -> None:
         if not point.on_board(self._f.size):
             raise InvalidMoveError(f"{point} is off a {self._f.size}x{self._f.size} board")
+
+    def _stone_bound(self) -> int:
+        """No board of this position's superko keys has more stones (see ``K.F_TOP``)."""
+        return int(self._s[self._f.h + K.F_TOP])
 
     def _superko_keys(self) -> npt.NDArray[np.int64]:
         start = self._f.length + self._f.nn + 3 + K.BLOOM_WORDS
