@@ -35,9 +35,10 @@ def _random_games(game: str, size: int, rules: GoRules | None, n: int, seed: int
             assert (mask[i] == state.legal_mask()).all()
             assert (batch.board(i) == state.board()).all()
             assert batch.to_play()[i] == int(state.to_play)
-            previous = state.previous
-            if previous is not None:  # history: the board one move back
-                assert (batch.boards[i, 1] == previous.board().ravel()).all()
+            back = state  # history: the board k moves back (the oldest repeated before them)
+            for k in range(batch.history):
+                assert (batch.boards[i, k] == back.board().ravel()).all(), k
+                back = back.previous or back
             actions[i] = rng.choice(np.flatnonzero(mask[i]))
         active = ~batch.done
         status = batch.step(actions, active)

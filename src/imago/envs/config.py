@@ -124,10 +124,12 @@ class EnvConfig:
 
     def observe_batch(self, batch: Batch, legal: npt.NDArray[np.bool_]) -> Planes:
         """``(n, planes, size, size)`` for every game of ``batch`` (``legal``: its mask)."""
-        n, history, _ = batch.boards.shape
+        ring, newest = batch.board_ring()
+        n, history, _ = ring.shape
         positions = Positions(
-            batch.boards.reshape(n, history, self.size, self.size),
+            ring.reshape(n, history, self.size, self.size),
             batch.to_play().astype(np.int8),
             legal,
+            newest,
         )
         return self.features.encode(positions)

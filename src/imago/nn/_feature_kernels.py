@@ -15,18 +15,24 @@ from numba import njit
 
 @njit(cache=True)
 def fill_stone_history(
-    boards: np.ndarray, to_play: np.ndarray, out: np.ndarray, first: int, depth: int
+    boards: np.ndarray,
+    newest: np.ndarray,
+    to_play: np.ndarray,
+    out: np.ndarray,
+    first: int,
+    depth: int,
 ) -> None:
-    """``out[b, first + 2k]`` / ``out[b, first + 2k + 1]`` for ``k < depth``: where
-    ``boards[b, k]`` (``(batch, history, points)``) holds the stones of the player to move in
-    ``b`` / of the opponent."""
+    """``out[b, first + 2k]`` / ``out[b, first + 2k + 1]`` for ``k < depth``: where the board
+    ``k`` moves ago, ``boards[b, (newest[b] + k) % history]`` (``boards`` is ``(batch, history,
+    points)``), holds the stones of the player to move in ``b`` / of the opponent."""
     n = out.shape[0]
+    history = boards.shape[1]
     points = boards.shape[2]
     for b in range(n):
         own = to_play[b]
         opponent = 3 - own
         for k in range(depth):
-            board = boards[b, k]
+            board = boards[b, (newest[b] + k) % history]
             mine = out[b, first + 2 * k]
             theirs = out[b, first + 2 * k + 1]
             for p in range(points):

@@ -48,11 +48,16 @@ class Positions:
     ``boards[b, k]`` is the board ``k`` moves before position ``b`` (0 = now; 0 empty, 1 black,
     2 white); ``to_play[b]`` a :class:`Color` value; ``legal[b]`` the legal-action mask
     (``size * size + 1`` entries, pass last).
+
+    ``newest``, when given, says that ``boards[b]`` is a ring instead (as a batch of games keeps
+    its boards, so that a move writes one board): the board ``k`` moves ago is
+    ``boards[b, (newest[b] + k) % history]``.
     """
 
     boards: npt.NDArray[np.int8]
     to_play: npt.NDArray[np.int8]
     legal: npt.NDArray[np.bool_]
+    newest: npt.NDArray[np.int64] | None = None
 
     @property
     def size(self) -> int:
@@ -138,7 +143,10 @@ def _stones(positions: Positions, out: Planes, first: int, count: int) -> None:
     """Own/opponent planes of the last ``count // 2`` boards."""
     boards = np.ascontiguousarray(positions.boards)
     flat = boards.reshape(boards.shape[0], boards.shape[1], -1)
-    fill_stone_history(flat, positions.to_play, out, first, count // 2)
+    newest = positions.newest
+    if newest is None:
+        newest = np.zeros(len(flat), dtype=np.int64)
+    fill_stone_history(flat, newest, positions.to_play, out, first, count // 2)
 
 
 def _legal_moves(positions: Positions, out: Planes, first: int, count: int) -> None:

@@ -247,6 +247,11 @@ class OthelloBatch:
     def history(self) -> int:
         return int(self.boards.shape[1])
 
+    def board_ring(self) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.int64]]:
+        """The boards in the shape :meth:`imago.games.go.batch.GoBatch.board_ring` gives: this
+        batch keeps them newest first (its networks look one board back), so ``newest`` is 0."""
+        return self.boards, np.zeros(self.n, dtype=np.int64)
+
     def to_play(self) -> npt.NDArray[np.int64]:
         """The colour to move in each game (1 black, 2 white)."""
         return self.colors.copy()
