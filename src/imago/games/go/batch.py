@@ -85,7 +85,10 @@ def _play_in_place(t: np.ndarray, size: int, action: int, suicide: bool, ko_mode
     nn = size * size
     h = 10 * nn
     length = h + K.HEADER
-    K.play(t, size, action, t[h + K.F_TO_PLAY], suicide)
+    if action == nn:
+        K.play(t, size, action, t[h + K.F_TO_PLAY], suicide)
+    else:  # the legal list holds it: play without checking it again
+        K._apply(t, size, action, t[h + K.F_TO_PLAY])
     bloom_at = length + nn + 3
     base = bloom_at + K.BLOOM_WORDS
     count = t[length + nn + 2]
