@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pickle
 import threading
 
 import numpy as np
@@ -9,7 +10,7 @@ import pytest
 
 from imago.core.move import Move
 from imago.games import make
-from imago.games.go import GoPosition
+from imago.games.go import GoPosition, GoRules, new_game
 
 
 def test_internal_arrays_are_never_handed_out_writable() -> None:
@@ -72,3 +73,19 @@ def test_threads_playing_at_once_keep_every_position_right() -> None:
     for thread in threads:
         thread.join()
     assert errors == []
+
+
+def test_a_pickled_position_keeps_its_history_and_rules() -> None:
+    # positions travel to worker processes (the arena, self-play) by pickle
+    position = new_game(9, GoRules.preset("japanese"))
+    for text in ("E5", "D5", "pass"):
+        position = position.play(position.parse_move(text))
+    copy = pickle.loads(pickle.dumps(position))
+    assert copy == position and copy.rules == position.rules
+    assert [m.to_gtp(9) for m in copy.legal_moves()] == [
+        m.to_gtp(9) for m in position.legal_moves()
+    ]
+    assert copy.previous == position.previous and copy.previous.previous is not None
+    assert copy.superko_keys().tolist() == position.superko_keys().tolist()
+    assert copy.play(copy.parse_move("C3")) == position.play(position.parse_move("C3"))
+    assert copy._f is position._f  # the game's shared frame, not a copy per position

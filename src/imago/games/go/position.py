@@ -87,6 +87,10 @@ class _Frame:
         self.suicide = rules.suicide_allowed
         self.table = moves_table(size)
 
+    def __reduce__(self) -> tuple[object, tuple[int, GoRules]]:
+        # unpickled positions share the frame of their game, as played ones do
+        return _frame, (self.size, self.rules)
+
 
 _FRAMES: dict[tuple[int, GoRules], _Frame] = {}
 
