@@ -908,43 +908,6 @@ def _complete(
 
 
 @njit(cache=True)
-def finish_into(
-    s: np.ndarray,
-    t: np.ndarray,
-    size: int,
-    suicide_allowed: bool,
-    ko_mode: int,
-    history: np.ndarray,
-    remember: bool,
-) -> None:
-    """Fill the full array ``t`` (length ``full_length(size, len(history) + 1)`` or more) from
-    the state ``s``: see :func:`finish`."""
-    _finish_into(s, t, size, suicide_allowed, ko_mode, history, remember, -1)
-
-
-@njit(cache=True)
-def _finish_into(
-    s: np.ndarray,
-    t: np.ndarray,
-    size: int,
-    suicide_allowed: bool,
-    ko_mode: int,
-    history: np.ndarray,
-    remember: bool,
-    top: int,
-) -> None:
-    """:func:`finish_into`, told that no board of ``history`` has more than ``top`` stones
-    (``top < 0``: not known, so the legal lists test every move against the keys)."""
-    nn = size * size
-    length = 10 * nn + HEADER
-    _copy(t, 0, s, 0, length)
-    if top < 0:
-        top = nn if history.shape[0] else 0
-    t[10 * nn + F_TOP] = top
-    _complete(t, size, suicide_allowed, ko_mode, history, 0, history.shape[0], -1, remember)
-
-
-@njit(cache=True)
 def finish(
     s: np.ndarray,
     size: int,
@@ -970,10 +933,16 @@ def _finish(
     remember: bool,
     top: int,
 ) -> np.ndarray:
-    """:func:`finish` with the stone bound of ``history`` (see :func:`_finish_into`): for the
-    rules' own classes, which know the position the keys came from."""
+    """:func:`finish`, told that no board of ``history`` has more than ``top`` stones (for the
+    rules' own classes, which know the position the keys came from; ``top < 0``: not known,
+    so the legal lists test every move against the keys)."""
+    nn = size * size
     t = np.empty(full_length(size, history.shape[0] + 1), dtype=np.int64)
-    _finish_into(s, t, size, suicide_allowed, ko_mode, history, remember, top)
+    _copy(t, 0, s, 0, 10 * nn + HEADER)
+    if top < 0:
+        top = nn if history.shape[0] else 0
+    t[10 * nn + F_TOP] = top
+    _complete(t, size, suicide_allowed, ko_mode, history, 0, history.shape[0], -1, remember)
     return t
 
 
