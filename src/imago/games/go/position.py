@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from functools import cache
+from functools import cache, lru_cache
 from typing import Final, final, overload
 
 import numpy as np
@@ -92,15 +92,11 @@ class _Frame:
         return _frame, (self.size, self.rules)
 
 
-_FRAMES: dict[tuple[int, GoRules], _Frame] = {}
-
-
+@lru_cache(maxsize=256)
 def _frame(size: int, rules: GoRules) -> _Frame:
-    """The shared frame of ``size`` boards under ``rules`` (made once)."""
-    frame = _FRAMES.get((size, rules))
-    if frame is None:
-        frame = _FRAMES[size, rules] = _Frame(size, rules)
-    return frame
+    """The shared frame of ``size`` boards under ``rules`` (made once; the cache is bounded,
+    as games with many komi values make many rule sets)."""
+    return _Frame(size, rules)
 
 
 @final
