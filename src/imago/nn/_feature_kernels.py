@@ -24,15 +24,17 @@ def fill_stone_history(
 ) -> None:
     """``out[b, first + 2k]`` / ``out[b, first + 2k + 1]`` for ``k < depth``: where the board
     ``k`` moves ago, ``boards[b, (newest[b] + k) % history]`` (``boards`` is ``(batch, history,
-    points)``), holds the stones of the player to move in ``b`` / of the opponent."""
+    points)``; ``newest`` empty: ``boards[b, k]``, newest first), holds the stones of the player
+    to move in ``b`` / of the opponent."""
     n = out.shape[0]
     history = boards.shape[1]
     points = boards.shape[2]
+    ring = newest.shape[0] > 0
     for b in range(n):
         own = to_play[b]
         opponent = 3 - own
         for k in range(depth):
-            board = boards[b, (newest[b] + k) % history]
+            board = boards[b, (newest[b] + k) % history if ring else k]
             mine = out[b, first + 2 * k]
             theirs = out[b, first + 2 * k + 1]
             for p in range(points):

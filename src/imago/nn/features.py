@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Final
 
 import numpy as np
 import numpy.typing as npt
@@ -139,13 +140,15 @@ class FeatureSet:
 # -- encoders --------------------------------------------------------------------------------
 
 
+_NEWEST_FIRST: Final = np.zeros(0, dtype=np.int64)
+"""``newest`` for boards given newest first (no ring): what the kernel takes for ``None``."""
+
+
 def _stones(positions: Positions, out: Planes, first: int, count: int) -> None:
     """Own/opponent planes of the last ``count // 2`` boards."""
-    boards = np.ascontiguousarray(positions.boards)
-    flat = boards.reshape(boards.shape[0], boards.shape[1], -1)
-    newest = positions.newest
-    if newest is None:
-        newest = np.zeros(len(flat), dtype=np.int64)
+    boards = positions.boards
+    flat = boards.reshape(boards.shape[0], boards.shape[1], -1)  # copies only if it must
+    newest = _NEWEST_FIRST if positions.newest is None else positions.newest
     fill_stone_history(flat, newest, positions.to_play, out, first, count // 2)
 
 
