@@ -1,10 +1,10 @@
 """Where the Go legal-move list spends its time: a probe for the next kernel design.
 
-    python bench/go_legal_probe.py [--games 1024] [--moves 150] [--rounds 5]
+    python bench/go_legal_probe.py [--games 1024] [--moves 150] [--rounds 5] [--size 9]
 
-Plays ``--games`` random 9x9 games (Chinese rules: positional superko) ``--moves`` moves into
-a :class:`~imago.games.go.batch.GoBatch`, then times, per position and in CPU microseconds
-(medians over ``--rounds``):
+Plays ``--games`` random games on ``--size`` boards (9x9 by default; Chinese rules: positional
+superko) ``--moves`` moves into a :class:`~imago.games.go.batch.GoBatch`, then times, per
+position and in CPU microseconds (medians over ``--rounds``):
 
 * ``legal``: the rules' legal-move list (``_legal_into``, as every step of the batch, the
   environments and the public API computes it), under Chinese and Japanese (simple ko) rules;
@@ -41,8 +41,6 @@ from imago.envs.vector import random_legal
 from imago.games.go import _kernels as K
 from imago.games.go.batch import GoBatch
 from imago.games.go.rules import GoRules
-
-SIZE = 9
 
 
 @njit(cache=False)  # no cache: it would keep its copy of the rules' kernel after a change
@@ -104,8 +102,8 @@ def _scan(fulls: np.ndarray, nn: int, branch: bool, out: np.ndarray) -> int:
     return total
 
 
-def _positions(rules: str, games: int, moves: int) -> GoBatch:
-    batch = GoBatch(games, SIZE, GoRules.preset(rules))
+def _positions(size: int, rules: str, games: int, moves: int) -> GoBatch:
+    batch = GoBatch(games, size, GoRules.preset(rules))
     rng = np.random.default_rng(7)
     for _ in range(moves):
         batch.step(random_legal(batch.legal_mask(), rng))
@@ -130,20 +128,21 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=1024)
     parser.add_argument("--moves", type=int, default=150)
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--size", type=int, default=9, help="board size (over 11: point by point)")
     args = parser.parse_args()
-    n, rounds = args.games, args.rounds
-    out = np.zeros((n, SIZE * SIZE + 1), dtype=np.int64)
-    length = int(K.state_length(SIZE))
+    n, rounds, size = args.games, args.rounds, args.size
+    out = np.zeros((n, size * size + 1), dtype=np.int64)
+    length = int(K.state_length(size))
     for rules in ("chinese", "japanese"):
-        batch = _positions(rules, n, args.moves)
+        batch = _positions(size, rules, n, args.moves)
         fulls, mode = batch.fulls, batch.ko_mode
-        empties = float(np.mean(fulls[:, 10 * SIZE * SIZE + K.F_NEMPTY]))
-        legal = _median_us(partial(_legal_lists, fulls, SIZE, mode, False, out), n, rounds)
-        both = _median_us(partial(_legal_lists, fulls, SIZE, mode, True, out), n, rounds)
+        empties = float(np.mean(fulls[:, 10 * size * size + K.F_NEMPTY]))
+        legal = _median_us(partial(_legal_lists, fulls, size, mode, False, out), n, rounds)
+        both = _median_us(partial(_legal_lists, fulls, size, mode, True, out), n, rounds)
         touch = _median_us(partial(_touch_all, fulls, length), n, rounds)
         print(f"{rules}: {empties:.1f} empty points a position")
         print(f"  legal {legal:.3f} us, touch + legal {both:.3f} us, touch {touch:.3f} us")
-    nn = SIZE * SIZE
+    nn = size * size
     branchy = _median_us(partial(_scan, fulls, nn, True, out), n, rounds)
     branchless = _median_us(partial(_scan, fulls, nn, False, out), n, rounds)
     print(f"scan, branches {branchy:.3f} us; scan, no branch {branchless:.3f} us")
