@@ -519,6 +519,36 @@ def _captured_hash(s: np.ndarray, size: int, p: int, other: int) -> int:
     return key
 
 
+@njit(cache=True, inline="always")
+def _remakes_history(
+    s: np.ndarray,
+    size: int,
+    p: int,
+    color: int,
+    side: int,
+    liberty: bool,
+    captures: bool,
+    keys: np.ndarray,
+    keys_at: int,
+    nkeys: int,
+    bloom_at: int,
+    own_keys: bool,
+) -> bool:
+    """Whether ``color``'s legal stone on ``p`` would remake a board of the superko keys: the
+    test both legal lists make of a candidate. ``liberty`` / ``captures``: whether the stone
+    has a liberty (else it is a suicide, where allowed) / takes enemy stones; ``side``: the
+    side-to-move key of situational superko (else 0)."""
+    if not liberty:  # a suicide: the rules' own count of what leaves the board
+        key = result_hash(s, size, p, color) ^ side
+    else:
+        key = s[10 * size * size + F_HASH] ^ side ^ zobrist(color, p)
+        if captures:
+            key ^= _captured_hash(s, size, p, 3 - color)
+    return (not own_keys or _bloom_has(keys, bloom_at, key)) and _contains_at(
+        keys, keys_at, nkeys, key
+    )
+
+
 @njit(cache=True)
 def _legal_small(
     s: np.ndarray,
@@ -530,7 +560,7 @@ def _legal_small(
     keys_at: int,
     nkeys: int,
     bloom_at: int,
-    use_bloom: bool,
+    own_keys: bool,
     out: np.ndarray,
     out_at: int,
 ) -> int:
@@ -543,7 +573,6 @@ def _legal_small(
     ko = s[h + F_KO] if s[h + F_KO_COLOR] == color else -1
     superko = ko_mode != KO_SIMPLE and nkeys > 0
     side = ZOBRIST_WHITE_TO_PLAY if ko_mode == KO_SITUATIONAL and color == BLACK else 0
-    base = s[h + F_HASH] ^ side
     other = 3 - color
     # bit sets of the board (bit p of (lo, hi)): empty points, own stones not in atari, enemy
     # stones in atari; every point is read the same way, without a branch
@@ -611,7 +640,7 @@ def _legal_small(
         bit = (ok_lo >> p) & 1 if p < 64 else (ok_hi >> (p - 64)) & 1
         out[n] = p
         n += int(bit)
-    plain = superko and _stone_bound(s, nn, use_bloom)
+    plain = superko and _beyond_history(s, nn, own_keys)
     if plain:
         # only the captures and suicides can remake an earlier board: the rest need no key
         if suicide_allowed:
@@ -626,26 +655,16 @@ def _legal_small(
         for j in range(out_at, n):
             p = out[j]
             if p < 64:
-                captures = (x_lo >> p) & 1
-                liberty = (lib_lo >> p) & 1
+                captures = (x_lo >> p) & 1 == 1
+                liberty = (lib_lo >> p) & 1 == 1
             else:
-                captures = (x_hi >> (p - 64)) & 1
-                liberty = (lib_hi >> (p - 64)) & 1
-            if plain and captures == 0 and liberty != 0:
-                out[m] = p
-                m += 1
-                continue
-            if liberty == 0:  # a suicide, where allowed: the rules' own count of what leaves
-                key = result_hash(s, size, p, color) ^ side
-            else:
-                key = base ^ zobrist(color, p)
-                if captures:
-                    key ^= _captured_hash(s, size, p, other)
+                captures = (x_hi >> (p - 64)) & 1 == 1
+                liberty = (lib_hi >> (p - 64)) & 1 == 1
             out[m] = p
-            m += not (
-                (not use_bloom or _bloom_has(keys, bloom_at, key))
-                and _contains_at(keys, keys_at, nkeys, key)
-            )
+            m += (plain and liberty and not captures) or not _remakes_history(
+                s, size, p, color, side, liberty, captures, keys, keys_at, nkeys, bloom_at,
+                own_keys,
+            )  # fmt: skip
         n = m
     out[n] = nn
     return n + 1 - out_at
@@ -662,27 +681,27 @@ def _legal_into(
     keys_at: int,
     nkeys: int,
     bloom_at: int,
-    use_bloom: bool,
+    own_keys: bool,
     out: np.ndarray,
     out_at: int,
 ) -> int:
     """The legal actions of ``color`` into ``out[out_at:]``; superko keys are the sorted
-    ``keys[keys_at : keys_at + nkeys]``, filtered by the bloom words at ``keys[bloom_at:]``
-    when ``use_bloom``."""
-    # Written out by hand: a helper call per point (array arguments, reference counts) made
-    # this loop twenty times slower.
+    ``keys[keys_at : keys_at + nkeys]``. ``own_keys``: ``keys`` is the full array ``s`` itself,
+    whose bloom words (at ``keys[bloom_at:]``) filter the keys and whose ``F_TOP`` bounds their
+    stones; otherwise every candidate is looked up in the keys."""
+    # Helpers here are inlined (``inline="always"``): an ordinary call per point (array
+    # arguments, reference counts) made this loop twenty times slower.
     nn = size * size
     if nn <= 128:
         return _legal_small(
-            s, size, color, suicide_allowed, ko_mode, keys, keys_at, nkeys, bloom_at, use_bloom,
+            s, size, color, suicide_allowed, ko_mode, keys, keys_at, nkeys, bloom_at, own_keys,
             out, out_at,
         )  # fmt: skip
     h = 10 * nn
     ko = s[h + F_KO] if s[h + F_KO_COLOR] == color else -1
     superko = ko_mode != KO_SIMPLE and nkeys > 0
     side = ZOBRIST_WHITE_TO_PLAY if ko_mode == KO_SITUATIONAL and color == BLACK else 0
-    base = s[h + F_HASH] ^ side
-    plain = superko and _stone_bound(s, nn, use_bloom)
+    plain = superko and _beyond_history(s, nn, own_keys)
     n = out_at
     p = 0
     for r in range(size):
@@ -705,10 +724,7 @@ def _legal_into(
                 p += 1
                 continue
             liberty = False
-            key = base ^ zobrist(color, p)
-            g0 = -1
-            g1 = -1
-            g2 = -1
+            captures = False
             for q in (up, down, left, right):
                 if q < 0:
                     continue
@@ -716,34 +732,23 @@ def _legal_into(
                 if v == EMPTY:
                     liberty = True
                     continue
-                g = s[nn + q]
-                lc = s[3 * nn + g]
-                ls = s[4 * nn + g]
-                atari = lc * s[5 * nn + g] == ls * ls
+                atari = _in_atari(s, nn, s[nn + q])
                 if v == color:
-                    if not atari:
-                        liberty = True
+                    liberty |= not atari
                 elif atari:
                     liberty = True
-                    if g != g0 and g != g1 and g != g2:
-                        key ^= s[6 * nn + g]
-                        if g0 < 0:
-                            g0 = g
-                        elif g1 < 0:
-                            g1 = g
-                        else:
-                            g2 = g
-            if not liberty:
-                if not suicide_allowed:
-                    p += 1
-                    continue
-                key = result_hash(s, size, p, color) ^ side
+                    captures = True
+            if not liberty and not suicide_allowed:
+                p += 1
+                continue
             if (
                 superko
-                and not (plain and liberty and g0 < 0)  # no capture, no suicide: a new board
-                and (not use_bloom or _bloom_has(keys, bloom_at, key))
-                and _contains_at(keys, keys_at, nkeys, key)
-            ):
+                and not (plain and liberty and not captures)  # a new board: it has more stones
+                and _remakes_history(
+                    s, size, p, color, side, liberty, captures, keys, keys_at, nkeys, bloom_at,
+                    own_keys,
+                )
+            ):  # fmt: skip
                 p += 1
                 continue
             out[n] = p
@@ -835,13 +840,13 @@ def _raise_stone_bound(t: np.ndarray, nn: int) -> None:
 
 
 @njit(cache=True, inline="always")
-def _stone_bound(s: np.ndarray, nn: int, use_bloom: bool) -> bool:
+def _beyond_history(s: np.ndarray, nn: int, own_keys: bool) -> bool:
     """Whether a move that captures nothing on the full array ``s`` can skip the superko test:
     it makes a board of one stone more than ``s`` has, and when that is more than ``F_TOP``,
-    no board of the keys has as many stones, so none is that board. (Only for a full array's
-    own keys, ``use_bloom``: ``F_TOP`` bounds those.) In random 9x9 games about 70 % of
-    positions are at a new most stones (they grow, and captures are few)."""
-    return use_bloom and nn - s[10 * nn + F_NEMPTY] + 1 > s[10 * nn + F_TOP]
+    no board of the keys has as many stones, so none is that board. (Only when the keys are
+    the full array's own, ``own_keys``: ``F_TOP`` bounds those.) In random 9x9 games about 70 %
+    of positions are at a new most stones (they grow, and captures are few)."""
+    return own_keys and nn - s[10 * nn + F_NEMPTY] + 1 > s[10 * nn + F_TOP]
 
 
 @njit(cache=True)
