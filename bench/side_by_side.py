@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -56,7 +57,13 @@ def _side(tree: Path, core: int, command: list[str]) -> subprocess.Popen[str]:
 
 def _round(trees: dict[str, Path], cores: dict[str, int], command: list[str]) -> dict[str, str]:
     running = {name: _side(trees[name], cores[name], command) for name in trees}
-    return {name: process.communicate()[0] for name, process in running.items()}
+    outputs = {}
+    for name, process in running.items():
+        output = process.communicate()[0]
+        if process.returncode:
+            output += f"\n(the command exited with status {process.returncode})"
+        outputs[name] = output
+    return outputs
 
 
 def main() -> None:
@@ -74,14 +81,19 @@ def main() -> None:
     words = argv[cut + 1 :]
     if (os.cpu_count() or 1) < 2:
         raise SystemExit("side by side needs two cores")
+    if shutil.which("taskset") is None:
+        raise SystemExit("taskset is missing: apt-get install util-linux")
     command = _command(words)
     with tempfile.TemporaryDirectory(prefix="imago-ab-") as folder:
         other = Path(folder) / "tree"
-        subprocess.run(
+        added = subprocess.run(
             ["git", "-C", str(REPO), "worktree", "add", "--detach", str(other), args.rev],
-            check=True,
             capture_output=True,
+            text=True,
         )
+        if added.returncode:
+            reason = added.stderr.strip().splitlines()[-1:] or ["git worktree add failed"]
+            raise SystemExit(f"cannot check out {args.rev!r}: {reason[0]}")
         try:
             trees = {args.rev: other, "this checkout": REPO}
             if not args.no_warmup:

@@ -53,3 +53,18 @@ def test_a_missing_command_is_a_usage_error():
     script = str(ROOT / "bench" / "side_by_side.py")
     done = subprocess.run([sys.executable, script, "HEAD"], capture_output=True, text=True)
     assert done.returncode == 2 and "give the command after --" in done.stderr
+
+
+def test_an_unknown_revision_says_so_in_one_line():
+    script = str(ROOT / "bench" / "side_by_side.py")
+    args = [sys.executable, script, "no-such-revision", "--", "python", "-c", "pass"]
+    done = subprocess.run(args, capture_output=True, text=True)
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert "cannot check out 'no-such-revision'" in done.stderr
+
+
+def test_a_failing_command_shows_its_status():
+    script = str(ROOT / "bench" / "side_by_side.py")
+    args = [sys.executable, script, "HEAD", "--rounds", "1", "--no-warmup", "--", "python", "-c"]
+    done = subprocess.run([*args, "raise SystemExit(3)"], capture_output=True, text=True)
+    assert done.stdout.count("(the command exited with status 3)") == 2

@@ -56,11 +56,13 @@ def fill_legal(legal: np.ndarray, out: np.ndarray, first: int) -> None:
 
 
 @njit(cache=True)
-def fill_planes(values: np.ndarray, out: np.ndarray, first: int, count: int) -> None:
-    """``out[b, first : first + count]``: every point set to ``values[b]``."""
+def fill_colour(to_play: np.ndarray, colour: int, out: np.ndarray, first: int, count: int) -> None:
+    """``out[b, first : first + count]``: every point 1 where ``to_play[b] == colour``, else 0
+    (compared here: numpy compares an array with an ``IntEnum`` member through a slow path,
+    5 us where the whole observation takes 25)."""
     n, _, points = out.shape
     for b in range(n):
-        value = values[b]
+        value = to_play[b] == colour
         for k in range(first, first + count):
             plane = out[b, k]
             for p in range(points):

@@ -37,7 +37,7 @@ import numpy.typing as npt
 
 from imago.core.color import Color
 from imago.core.game import GameState
-from imago.nn._feature_kernels import fill_legal, fill_planes, fill_stone_history
+from imago.nn._feature_kernels import fill_colour, fill_legal, fill_stone_history
 
 Planes = npt.NDArray[np.uint8]
 
@@ -161,7 +161,7 @@ def _ones(positions: Positions, out: Planes, first: int, count: int) -> None:
 
 
 def _black_to_play(positions: Positions, out: Planes, first: int, count: int) -> None:
-    fill_planes(positions.to_play == Color.BLACK, out, first, count)
+    fill_colour(positions.to_play, int(Color.BLACK), out, first, count)
 
 
 STONES = Feature("stones", 2, 1, _stones)

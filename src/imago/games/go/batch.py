@@ -35,7 +35,7 @@ from numba import njit
 
 from imago.core.errors import IllegalMoveError, IllegalReason
 from imago.games.go import _kernels as K
-from imago.games.go.position import _KO_MODES, GoPosition, moves_table
+from imago.games.go.position import _KO_MODES, GoPosition, _frame, moves_table
 from imago.games.go.rules import GoRules, Scoring
 
 IntArray = npt.NDArray[np.int64]
@@ -365,7 +365,7 @@ class GoBatch:
         state = row[: int(K.full_length(self.size, keys))].copy()
         last_action = int(state[10 * nn + K.F_LAST])
         last = moves_table(self.size)[last_action] if 0 <= last_action <= nn else None
-        return GoPosition._make(state, self.size, self.rules, None, last)
+        return GoPosition._make(state, _frame(self.size, self.rules), None, last)
 
     def board(self, index: int) -> npt.NDArray[np.int8]:
         """Game ``index``'s board as ``(size, size)`` (0 empty, 1 black, 2 white)."""

@@ -200,13 +200,11 @@ class GoPosition:
     def _make(
         cls,
         state: npt.NDArray[np.int64],
-        size: int,
-        rules: GoRules,
+        frame: _Frame,
         previous: GoPosition | None,
         last: Move | None,
         resigned: Color | None = None,
     ) -> GoPosition:
-        frame = _frame(size, rules)
         self = object.__new__(cls)
         self._s = state
         self._f = frame
@@ -229,7 +227,7 @@ class GoPosition:
         state = K.finish(
             K.new_state(size), size, rules.suicide_allowed, _KO_MODES[rules.ko], _NO_KEYS, True
         )
-        return cls._make(state, size, rules, None, None)
+        return cls._make(state, _frame(size, rules), None, None)
 
     @classmethod
     def from_state(cls, state: npt.NDArray[np.int64], parent: GoPosition) -> GoPosition:
@@ -250,7 +248,7 @@ class GoPosition:
         full[10 * size * size + K.F_STATUS] = K.OK
         last_action = int(full[10 * size * size + K.F_LAST])
         last = moves_table(size)[last_action] if 0 <= last_action <= size * size else None
-        return cls._make(full, size, rules, parent, last)
+        return cls._make(full, parent._f, parent, last)
 
     @classmethod
     def from_diagram(
@@ -452,7 +450,7 @@ class GoPosition:
                 raise IllegalMoveError(IllegalReason.GAME_OVER, "resign")
             who = color or self.to_play
             # its own copy of the state: positions never share an array
-            return GoPosition._make(self._s.copy(), frame.size, frame.rules, self, move, who)
+            return GoPosition._make(self._s.copy(), frame, self, move, who)
         s = self._s
         mode = frame.mode
         length = s.shape[0]
@@ -509,7 +507,7 @@ class GoPosition:
         keys = self._previous._superko_keys() if self._previous is not None else _NO_KEYS
         top = self._stone_bound()  # at least the previous position's (the keys' own)
         full = K._finish(s, size, rules.suicide_allowed, _KO_MODES[rules.ko], keys, True, top)
-        return GoPosition._make(full, size, rules, self._previous, self._last)
+        return GoPosition._make(full, self._f, self._previous, self._last)
 
     def resume(self) -> GoPosition:
         """A game ended by two passes, with play resumed (as after a dispute about dead stones,
@@ -522,7 +520,7 @@ class GoPosition:
         frame = self._f
         keys = self._superko_keys()
         full = K._finish(s, frame.size, frame.suicide, frame.mode, keys, True, self._stone_bound())
-        return GoPosition._make(full, self._f.size, self._f.rules, self, self._last)
+        return GoPosition._make(full, self._f, self, self._last)
 
     def is_over(self) -> bool:
         """After two consecutive passes or a resignation."""
