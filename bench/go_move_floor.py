@@ -9,8 +9,9 @@ so that load hits all alike, and prints CPU microseconds a move (medians over ``
 * ``public``: ``position = position.play(choice(position.legal_moves()))`` until the game is
   over, as ``imago bench go.openspiel`` times it;
 * ``kernel``: the same moves' work through the kernel entry that :meth:`GoPosition.play` calls
-  (a new state array a move, kept for the rest of the game as the positions' history is; the
-  move, the superko check and the next legal-move list), driven by the least Python that can
+  (a new full array a move, in the arena that positions share, kept for the rest of the game as
+  the positions' history is; the move, the superko check and the next legal-move list), driven
+  by the least Python that can
   drive it: no position objects, a random index instead of ``random.choice``;
 * ``openspiel``: ``state.apply_action(choice(state.legal_actions()))`` until the game ends;
 * ``openspiel_index``: the same with a random index instead of ``random.choice``.
@@ -30,10 +31,9 @@ import statistics
 import time
 from collections.abc import Callable
 
-import numpy as np
-
 from imago.bench.go import openspiel_games, public_api_games
 from imago.core.memory import retain_freed_memory
+from imago.games.go import _kernels as K
 from imago.games.go import new_game
 from imago.games.go import position as go_position
 
@@ -44,23 +44,24 @@ _clock = time.thread_time
 def _kernel(rng: random.Random) -> tuple[int, float]:
     first = new_game(9)
     frame = first._f
-    s = first._s
-    length, keys_at, nn = frame.length, frame.keys_at, frame.nn
-    advance, empty, int64 = go_position._advance, np.empty, np.int64
-    history = []
+    source = arena = first._s
+    at = first._o
+    length, keys_at, suicide, mode = frame.length, frame.keys_at, frame.suicide, frame.mode
+    advance, new_arena, no_room = go_position._advance_into, go_position._new_arena, K.NO_ROOM
+    arenas = [arena]  # kept, as the positions' history keeps them
     moves = 0
     uniform = rng.random
     start = _clock()
-    n = int(s[length + nn + 1])
+    n, keys = first._n & 0xFFFF, first._n >> 16
     while n:
-        size = s.shape[0]
-        if s[length + nn + 2] + keys_at >= size:
-            size += 64
-        child = empty(size, int64)
-        result = advance(s, child, 9, s[length + int(uniform() * n)], 0, frame.suicide, frame.mode)
-        n = (-1 - result) & 0xFFFF
-        history.append(child)
-        s = child
+        action = source[at + length + int(uniform() * n)]
+        result = advance(source, at, arena, 9, action, 0, suicide, mode)
+        if result == no_room:
+            arena = new_arena(keys_at + keys + 1)
+            arenas.append(arena)
+            result = advance(source, at, arena, 9, action, 0, suicide, mode)
+        result = -1 - result
+        n, keys, source, at = result & 0xFFFF, (result >> 16) & 0xFFFF, arena, result >> 32
         moves += 1
     return moves, _clock() - start
 

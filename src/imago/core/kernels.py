@@ -32,3 +32,27 @@ def direct(kernel: Any, signature: str) -> Callable[..., Any]:
     signature syntax, e.g. ``"(int64[::1], int64)"``), compiled now or loaded from the cache."""
     entry: Callable[..., Any] = kernel.compile(signature)
     return entry
+
+
+def _borrowed_intrinsic() -> Any:
+    from numba.core import cgutils, types
+    from numba.extending import intrinsic
+
+    @intrinsic  # type: ignore[misc]
+    def borrowed(typingctx: Any, array: Any) -> Any:
+        if not isinstance(array, types.Array):
+            return None
+
+        def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+            source = context.make_array(signature.args[0])(context, builder, args[0])
+            view = context.make_array(signature.return_type)(context, builder)
+            cgutils.copy_struct(view, source)  # type: ignore[no-untyped-call]
+            view.meminfo = cgutils.get_null_value(view.meminfo.type)  # type: ignore[no-untyped-call]
+            return view._getvalue()
+
+        return array(array), codegen
+
+    return borrowed
+
+
+borrowed = _borrowed_intrinsic()

@@ -111,7 +111,7 @@ def test_positions_lists_equal_each_point_checked_alone_through_setup_and_resume
             expected = _one_by_one(state, size, keys, position.rules.suicide_allowed, mode)
             assert position.legal_actions().tolist() == expected, (size, rules, move)
             compared += 1
-            bounded += bool(K._beyond_history(position._s, nn, True))
+            bounded += bool(K._beyond_history(position._state(), nn, True))
             if rng.random() < 0.03:  # set up a stone, or take one away
                 point = Point(*divmod(int(rng.integers(nn)), size))
                 if position.color_at(point) is None:

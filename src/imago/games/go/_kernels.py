@@ -28,7 +28,9 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
+from numba.cpython.unsafe.numbers import trailing_zeros
 
+from imago.core.kernels import borrowed
 from imago.core.rng import rand_below
 
 EMPTY = 0
@@ -44,6 +46,7 @@ SUICIDE = 2
 KO = 3
 SUPERKO = 4
 GAME_OVER = 5
+NO_ROOM = 6  # not a rule: :func:`advance_into`'s arena is full
 
 # -- ko modes -----------------------------------------------------------------------------------
 KO_SIMPLE = 0
@@ -549,6 +552,39 @@ def _remakes_history(
     )
 
 
+@njit(cache=True, inline="always")
+def _write_bits(out: np.ndarray, n: int, bits: np.int64, first: int) -> int:
+    """Write ``first + i`` for each set bit ``i`` of ``bits`` to ``out[n:]``, ascending; return
+    the index after the last one written."""
+    while bits:
+        out[n] = first + trailing_zeros(bits)  # type: ignore[call-arg]  # numba's llvm.cttz
+        n += 1
+        bits &= bits - 1
+    return n
+
+
+@njit(cache=True, inline="always")
+def _point_sets(
+    s: np.ndarray, nn: int, color: int, first: int, end: int
+) -> tuple[np.int64, np.int64, np.int64]:
+    """Bit sets of the points ``first`` to ``end - 1`` (at most 64; bit ``p - first``): the
+    empty points, ``color``'s stones not in atari and the enemy's stones in atari. Every
+    point is read the same way, without a branch."""
+    other = 3 - color
+    e_set = safe_set = cap_set = np.int64(0)
+    for p in range(first, end):
+        v = s[p]
+        g = s[nn + p]
+        c = s[3 * nn + g]
+        t = s[4 * nn + g]
+        atari = c * s[5 * nn + g] == t * t
+        bit = np.int64(1) << (p - first)
+        e_set |= bit & -np.int64(v == EMPTY)
+        safe_set |= bit & -np.int64((v == color) & (not atari))
+        cap_set |= bit & -np.int64((v == other) & atari)
+    return e_set, safe_set, cap_set
+
+
 @njit(cache=True)
 def _legal_small(
     s: np.ndarray,
@@ -573,27 +609,10 @@ def _legal_small(
     ko = s[h + F_KO] if s[h + F_KO_COLOR] == color else -1
     superko = ko_mode != KO_SIMPLE and nkeys > 0
     side = ZOBRIST_WHITE_TO_PLAY if ko_mode == KO_SITUATIONAL and color == BLACK else 0
-    other = 3 - color
     # bit sets of the board (bit p of (lo, hi)): empty points, own stones not in atari, enemy
-    # stones in atari; every point is read the same way, without a branch
-    e_lo = e_hi = safe_lo = safe_hi = cap_lo = cap_hi = np.int64(0)
-    for p in range(nn):
-        v = s[p]
-        g = s[nn + p]
-        c = s[3 * nn + g]
-        t = s[4 * nn + g]
-        atari = c * s[5 * nn + g] == t * t
-        e = np.int64(v == EMPTY)
-        safe = np.int64((v == color) & (not atari))
-        cap = np.int64((v == other) & atari)
-        if p < 64:
-            e_lo |= e << p
-            safe_lo |= safe << p
-            cap_lo |= cap << p
-        else:
-            e_hi |= e << (p - 64)
-            safe_hi |= safe << (p - 64)
-            cap_hi |= cap << (p - 64)
+    # stones in atari
+    e_lo, safe_lo, cap_lo = _point_sets(s, nn, color, 0, min(nn, 64))
+    e_hi, safe_hi, cap_hi = _point_sets(s, nn, color, 64, nn)
     # the points next to each set: a liberty for a stone played there (an empty point, a friend
     # that keeps one, or an enemy it captures)
     col0_lo = col0_hi = last_lo = last_hi = np.int64(0)
@@ -634,12 +653,9 @@ def _legal_small(
             ok_lo &= ~(np.int64(1) << ko)
         else:
             ok_hi &= ~(np.int64(1) << (ko - 64))
-    # the candidates, ascending, without a branch per point
-    n = out_at
-    for p in range(nn):
-        bit = (ok_lo >> p) & 1 if p < 64 else (ok_hi >> (p - 64)) & 1
-        out[n] = p
-        n += int(bit)
+    # the candidates, ascending: one step per set bit
+    n = _write_bits(out, out_at, ok_lo, 0)
+    n = _write_bits(out, n, ok_hi, 64)
     plain = superko and _beyond_history(s, nn, own_keys)
     if plain:
         # only the captures and suicides can remake an earlier board: the rest need no key
@@ -975,6 +991,8 @@ def advance(
     ``full`` (see :func:`finish`). Returns ``-1 - n - (k << 16)`` where ``n`` is the number of
     legal actions of the new position and ``k`` its number of superko keys, or a status code
     (``OCCUPIED`` ... ``GAME_OVER``) when the move is refused, and then ``out`` is garbage."""
+    full = borrowed(full)
+    out = borrowed(out)
     nn = size * size
     h = 10 * nn
     length = 10 * nn + HEADER
@@ -995,6 +1013,62 @@ def advance(
         return status
     _complete(out, size, suicide_allowed, ko_mode, full, base, nk, bloom_at, True)
     return -1 - out[length + nn + 1] - (out[length + nn + 2] << 16)
+
+
+ARENA_NEXT = 0
+"""``arena[ARENA_NEXT]``: where the next full array of an arena goes (see :func:`advance_into`)."""
+ARENA_START = 8
+"""Where an arena's first full array starts (a cache line after its header)."""
+
+
+@njit(cache=True)
+def advance_into(
+    source: np.ndarray,
+    at: int,
+    arena: np.ndarray,
+    size: int,
+    action: int,
+    color: int,
+    suicide_allowed: bool,
+    ko_mode: int,
+) -> int:
+    """:func:`advance` from the full array at ``source[at:]`` into the free end of ``arena``
+    (memory shared by the full arrays of many positions; ``arena[ARENA_NEXT]`` says where its
+    free part starts, cache-line aligned). Returns ``-1 - (n + (k << 16) + (offset << 32))``
+    where ``offset`` is where the new full array starts in ``arena``; a status code
+    (``OCCUPIED`` ... ``GAME_OVER``) when the move is refused, or ``NO_ROOM`` when the arena
+    is too full: then ``arena`` is unchanged. ``source`` may be ``arena`` itself.
+
+    The arena's free part is taken and marked used in one call, while the GIL is held (this
+    kernel does not release it), so that threads playing in the same arena never share
+    memory; nothing is ever written to a full array again once it is made."""
+    source = borrowed(source)  # the caller holds both: no reference counts (see borrowed)
+    arena = borrowed(arena)
+    nn = size * size
+    nk = source[at + 10 * nn + HEADER + nn + 2]
+    start = arena[ARENA_NEXT]
+    end = start + full_length(size, nk + 1)
+    if end > arena.shape[0]:
+        return NO_ROOM
+    result = advance(source[at:], arena[start:end], size, action, color, suicide_allowed, ko_mode)
+    if result < 0:
+        arena[ARENA_NEXT] = (end + 7) & ~7
+        result -= start << 32
+    return result
+
+
+def rules_code(size: int, suicide_allowed: bool, ko_mode: int) -> int:
+    """The board size and rules of :func:`advance_here` in one number."""
+    return size | int(suicide_allowed) << 8 | ko_mode << 9
+
+
+@njit(cache=True)
+def advance_here(arena: np.ndarray, at: int, code: int, action: int) -> int:
+    """``advance_into(arena, at, arena, ...)`` for the side to move, the board size and rules
+    given by ``code`` (see :func:`rules_code`): the common case of a move, with the fewest
+    arguments to convert from Python."""
+    suicide_allowed = (code >> 8) & 1 == 1
+    return advance_into(arena, at, arena, code & 0xFF, action, 0, suicide_allowed, code >> 9)
 
 
 @njit(cache=True, inline="always")

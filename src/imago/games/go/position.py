@@ -34,12 +34,14 @@ _KO_MODES: Final = {
     KoRule.POSITIONAL_SUPERKO: K.KO_POSITIONAL,
     KoRule.SITUATIONAL_SUPERKO: K.KO_SITUATIONAL,
 }
-_advance: Final = direct(
-    K.advance, "(int64[::1], int64[::1], int64, int64, int64, boolean, int64)"
-)  # called with arrays this module makes: int64, one dimension, contiguous
-_PASS: Final = MoveKind.PASS
-_empty: Final = np.empty
-_int64: Final = np.int64
+# entry points called with arrays this module makes: int64, one dimension, contiguous
+_advance_into: Final = direct(
+    K.advance_into, "(int64[::1], int64, int64[::1], int64, int64, int64, boolean, int64)"
+)
+_advance_here: Final = direct(K.advance_here, "(int64[::1], int64, int64, int64)")
+_ARENA_WORDS: Final = 15 * 1024
+"""An arena's size in words, when a few positions fit (120 KiB: under the size at which glibc
+maps each allocation afresh, page by page, unless :func:`retain_freed_memory` raised it)."""
 _new: Final = object.__new__
 _COLORS: Final = (None, Color.BLACK, Color.WHITE)
 _DIAGRAM: Final = {".": 0, "+": 0, "X": 1, "x": 1, "#": 1, "O": 2, "o": 2}
@@ -67,13 +69,43 @@ def _check_size(size: int) -> None:
         raise ValueError(f"Go board size must be {MIN_SIZE}..{MAX_SIZE}, not {size!r}")
 
 
+def _new_arena(words: int) -> npt.NDArray[np.int64]:
+    """Memory for the full arrays of the positions played from one another: each takes the
+    next free part (see :func:`K.advance_into`) and never changes again. A position holds its
+    arena and where its own array starts; making a position then costs no allocation."""
+    arena = np.empty(max(_ARENA_WORDS, K.ARENA_START + 2 * words), dtype=np.int64)
+    arena[K.ARENA_NEXT] = K.ARENA_START
+    return arena
+
+
+def _adopt(state: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+    """A new arena holding the full array ``state`` first (at ``K.ARENA_START``)."""
+    n = state.shape[0]
+    arena = _new_arena(n + 64)
+    arena[K.ARENA_START : K.ARENA_START + n] = state
+    arena[K.ARENA_NEXT] = (K.ARENA_START + n + 7) & ~7
+    return arena
+
+
 @final
 class _Frame:
     """What every position of one game shares: the board's size, where the parts of its state
     array start, the rules (and the kernels' codes for them) and the table of moves. Positions
     hold one reference to it, so that making a position sets few attributes."""
 
-    __slots__ = ("h", "keys_at", "length", "mode", "nn", "rules", "size", "suicide", "table")
+    __slots__ = (
+        "actions",
+        "code",
+        "h",
+        "keys_at",
+        "length",
+        "mode",
+        "nn",
+        "rules",
+        "size",
+        "suicide",
+        "table",
+    )
 
     def __init__(self, size: int, rules: GoRules) -> None:
         nn = size * size
@@ -86,6 +118,11 @@ class _Frame:
         self.mode = _KO_MODES[rules.ko]
         self.suicide = rules.suicide_allowed
         self.table = moves_table(size)
+        # the action of each move of ``table``, by identity: the moves that legal_moves()
+        # gives find their action without a look at their point (the table lives as long as
+        # the process, so the identities are never reused)
+        self.actions = {id(move): action for action, move in enumerate(self.table)}
+        self.code = K.rules_code(size, self.suicide, self.mode)
 
     def __reduce__(self) -> tuple[object, tuple[int, GoRules]]:
         # unpickled positions share the frame of their game, as played ones do
@@ -104,21 +141,17 @@ class LegalMoves(Sequence[Move]):
     """The legal moves of a position: an immutable sequence view in action order, pass last.
 
     Indexing and ``len`` read the position's legal-action array directly; iterating builds the
-    tuple of cached :class:`Move` objects once. ``move in moves`` is a binary search.
+    tuple of cached :class:`Move` objects once per position. ``move in moves`` is a binary
+    search.
     """
 
-    __slots__ = ("_array", "_n", "_size", "_start", "_table", "_tuple")
+    __slots__ = ("_p",)
 
-    def __init__(self, array: npt.NDArray[np.int64], start: int, n: int, size: int) -> None:
-        self._array = array
-        self._start = start
-        self._n = n
-        self._size = size
-        self._table = _TABLES.get(size) or moves_table(size)
-        self._tuple: tuple[Move, ...] | None = None
+    def __init__(self, position: GoPosition) -> None:
+        self._p = position
 
     def __len__(self) -> int:
-        return self._n
+        return self._p._n & 0xFFFF
 
     @overload
     def __getitem__(self, index: int) -> Move: ...
@@ -127,27 +160,26 @@ class LegalMoves(Sequence[Move]):
     def __getitem__(self, index: slice) -> tuple[Move, ...]: ...
 
     def __getitem__(self, index: int | slice) -> Move | tuple[Move, ...]:
-        n = self._n
-        if index.__class__ is int and 0 <= index < n:  # type: ignore[operator]
-            move: Move = self._table[self._array[self._start + index]]  # type: ignore[operator]
+        p = self._p
+        if index.__class__ is int and 0 <= index < p._n & 0xFFFF:  # type: ignore[operator]
+            f = p._f
+            move: Move = f.table[p._s[p._o + f.length + index]]  # type: ignore[operator]
             return move
         return self.as_tuple()[index]
-
-    @property
-    def _actions(self) -> npt.NDArray[np.int64]:
-        return self._array[self._start : self._start + self._n]
 
     def __iter__(self) -> Iterator[Move]:
         return iter(self.as_tuple())
 
     def __contains__(self, move: object) -> bool:
+        size = self._p._f.size
         if not isinstance(move, Move) or move.is_resign:
             return False
-        if move.point is not None and not move.point.on_board(self._size):
+        if move.point is not None and not move.point.on_board(size):
             return False
-        action = move.to_action(self._size)
-        i = int(np.searchsorted(self._actions, action))
-        return i < len(self._actions) and int(self._actions[i]) == action
+        action = move.to_action(size)
+        actions = self.actions()
+        i = int(np.searchsorted(actions, action))
+        return i < len(actions) and int(actions[i]) == action
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, LegalMoves | tuple | list):
@@ -158,18 +190,20 @@ class LegalMoves(Sequence[Move]):
         return hash(self.as_tuple())
 
     def as_tuple(self) -> tuple[Move, ...]:
-        """The moves as a tuple (built once)."""
-        moves = self._tuple
+        """The moves as a tuple (built once per position)."""
+        p = self._p
+        moves = p._moves
         if moves is None:
-            moves = self._tuple = tuple(_move_array(self._size)[self._actions].tolist())
+            moves = p._moves = tuple(_move_array(p._f.size)[self.actions()].tolist())
         return moves
 
     def actions(self) -> npt.NDArray[np.int64]:
         """The legal action indices (read-only)."""
-        return self._actions
+        return self._p.legal_actions()
 
     def __repr__(self) -> str:
-        text = ", ".join(m.to_gtp(self._size) for m in self.as_tuple())
+        size = self._p._f.size
+        text = ", ".join(m.to_gtp(size) for m in self.as_tuple())
         return f"<LegalMoves ({text})>"
 
 
@@ -182,16 +216,16 @@ class GoPosition:
     :mod:`imago.games.go.fastpath`.
     """
 
-    __slots__ = ("_f", "_last", "_legal", "_moves", "_n", "_previous", "_resigned", "_s")
+    __slots__ = ("_f", "_last", "_moves", "_n", "_o", "_previous", "_resigned", "_s")
 
-    _s: npt.NDArray[np.int64]
+    _s: npt.NDArray[np.int64]  # the arena holding this position's full array ...
+    _o: int  # ... from here: read it as ``_s[_o + offset]``, never write it
     _f: _Frame
     _previous: GoPosition | None
     _last: Move | None
     _resigned: Color | None
-    _n: int  # the number of legal actions, plus the number of superko keys << 16
-    _legal: npt.NDArray[np.int64] | None
-    _moves: LegalMoves | None
+    _n: int  # the number of legal actions (0 once over), plus the number of superko keys << 16
+    _moves: tuple[Move, ...] | None  # the legal moves, once asked for as a tuple
 
     game = "go"
 
@@ -206,16 +240,20 @@ class GoPosition:
         resigned: Color | None = None,
     ) -> GoPosition:
         self = object.__new__(cls)
-        self._s = state
+        self._s = _adopt(state)
+        self._o = K.ARENA_START
         self._f = frame
         self._previous = previous
         self._last = last
         self._resigned = resigned
-        self._legal = None
         self._moves = None
         at = frame.length + frame.nn
-        self._n = int(state[at + 1]) | int(state[at + 2]) << 16
+        self._n = int(state[at + 2]) << 16 | (0 if resigned else int(state[at + 1]))
         return self
+
+    def __reduce__(self) -> tuple[object, tuple[object, ...]]:
+        # its own full array only, not the arena it shares with other positions
+        return _restore, (self._full(), self._f, self._previous, self._last, self._resigned)
 
     @classmethod
     def empty(cls, size: int = 9, rules: GoRules | None = None) -> GoPosition:
@@ -291,12 +329,12 @@ class GoPosition:
 
     @property
     def to_play(self) -> Color:
-        return _COLORS[self._s[self._f.h + K.F_TO_PLAY]]  # type: ignore[return-value]
+        return _COLORS[self._s[self._o + self._f.h + K.F_TO_PLAY]]  # type: ignore[return-value]
 
     @property
     def key(self) -> int:
         """Zobrist key of the stones and the side to move (a non-negative 64-bit integer)."""
-        s, h = self._s, self._f.h
+        s, h = self._s, self._o + self._f.h
         key = int(s[h + K.F_HASH])
         if s[h + K.F_TO_PLAY] == K.WHITE:
             key ^= int(K.ZOBRIST_WHITE_TO_PLAY)
@@ -305,7 +343,7 @@ class GoPosition:
     @property
     def board_key(self) -> int:
         """Zobrist key of the stones only (what positional superko compares)."""
-        return int(self._s[self._f.h + K.F_HASH]) & _MASK64
+        return int(self._s[self._o + self._f.h + K.F_HASH]) & _MASK64
 
     @property
     def num_actions(self) -> int:
@@ -321,12 +359,12 @@ class GoPosition:
 
     @property
     def move_number(self) -> int:
-        return int(self._s[self._f.h + K.F_MOVES])
+        return int(self._s[self._o + self._f.h + K.F_MOVES])
 
     @property
     def ko_point(self) -> Point | None:
         """The point the simple-ko rule forbids to the side to move, if any."""
-        s, h = self._s, self._f.h
+        s, h = self._s, self._o + self._f.h
         ko = int(s[h + K.F_KO])
         if ko < 0 or s[h + K.F_KO_COLOR] != s[h + K.F_TO_PLAY]:
             return None
@@ -334,61 +372,39 @@ class GoPosition:
 
     @property
     def consecutive_passes(self) -> int:
-        return int(self._s[self._f.h + K.F_PASSES])
+        return int(self._s[self._o + self._f.h + K.F_PASSES])
 
     def captures(self, color: Color) -> int:
         """How many stones ``color`` has captured (prisoners it holds)."""
-        return int(self._s[self._f.h + K.F_CAPT_B + int(color) - 1])
+        return int(self._s[self._o + self._f.h + K.F_CAPT_B + int(color) - 1])
 
     def board(self) -> npt.NDArray[np.int8]:
         """A ``(size, size)`` copy of the board: 0 empty, 1 black, 2 white."""
-        return self._s[: self._f.nn].astype(np.int8).reshape(self._f.size, self._f.size)
+        return self._points().astype(np.int8).reshape(self._f.size, self._f.size)
 
     def color_at(self, point: Point) -> Color | None:
         """The stone on ``point``, or ``None``."""
         self._check_point(point)
-        return _COLORS[self._s[point.index(self._f.size)]]
+        return _COLORS[self._s[self._o + point.index(self._f.size)]]
 
     def stones(self, color: Color) -> list[Point]:
         """The points of ``color``'s stones, in action order."""
         size = self._f.size
-        found = np.flatnonzero(self._s[: self._f.nn] == int(color))
+        found = np.flatnonzero(self._points() == int(color))
         return [Point(*divmod(int(p), size)) for p in found]
 
     def legal_moves(self) -> LegalMoves:
         """Every legal move in action order, pass last (empty once the game is over): a
         lazy, immutable sequence view."""
-        moves = self._moves
-        if moves is None:
-            if self._resigned is None:
-                frame = self._f
-                moves = _new(LegalMoves)
-                moves._array = self._s
-                moves._start = frame.length
-                moves._n = self._n & 0xFFFF
-                moves._size = frame.size
-                moves._table = frame.table
-                moves._tuple = None
-            else:
-                moves = LegalMoves(_NO_KEYS, 0, 0, self._f.size)
-            self._moves = moves
+        moves = _new(LegalMoves)
+        moves._p = self
         return moves
 
     def legal_actions(self) -> npt.NDArray[np.int64]:
         """The legal action indices, ascending, pass last (read-only)."""
-        legal = self._legal
-        if legal is None:
-            legal = self._legal_view()
+        start = self._o + self._f.length
+        legal = self._s[start : start + (self._n & 0xFFFF)]
         legal.flags.writeable = False
-        return legal
-
-    def _legal_view(self) -> npt.NDArray[np.int64]:
-        if self._resigned is not None:
-            legal = _NO_KEYS
-        else:
-            start = self._f.length
-            legal = self._s[start : start + (self._n & 0xFFFF)]
-        self._legal = legal
         return legal
 
     def legal_mask(self) -> npt.NDArray[np.bool_]:
@@ -402,9 +418,9 @@ class GoPosition:
             return []
         out = np.empty(self._f.nn + 1, dtype=np.int64)
         n = K.sensible_actions(
-            self._s,
+            self._state(),
             self._f.size,
-            self._s[self._f.h + K.F_TO_PLAY],
+            self._s[self._o + self._f.h + K.F_TO_PLAY],
             self._f.rules.suicide_allowed,
             _KO_MODES[self._f.rules.ko],
             self._superko_keys(),
@@ -423,7 +439,7 @@ class GoPosition:
         assert point is not None
         if not point.on_board(self._f.size):
             return False
-        who = self._s[self._f.h + K.F_TO_PLAY] if color is None else int(color)
+        who = self._s[self._o + self._f.h + K.F_TO_PLAY] if color is None else int(color)
         return self._status(point.index(self._f.size), who) is None
 
     def play(self, move: Move, color: Color | None = None) -> GoPosition:
@@ -432,46 +448,57 @@ class GoPosition:
         Raises ``IllegalMoveError`` (occupied, suicide, ko, superko, game over) or
         ``InvalidMoveError`` (off the board); this position never changes.
         """
+        frame = self._f
+        arena = self._s
+        action = frame.actions.get(id(move))  # the moves of legal_moves(): no checks needed
+        if action is not None and color is None and self._resigned is None:
+            made = _advance_here(arena, self._o, frame.code, action)
+        else:
+            made = K.NO_ROOM
+        if made >= 0:  # not tried, refused, or no room left in the arena
+            if move.is_resign:
+                return self._resign(move, color)
+            arena, made = self._advance(move, color)
+        made = -1 - made
+        new = _new(GoPosition)
+        new._s = arena
+        new._o = made >> 32
+        new._f = frame
+        new._previous = self
+        new._last = move
+        new._resigned = None
+        new._moves = None
+        new._n = made & 0xFFFFFFFF
+        return new
+
+    def _advance(self, move: Move, color: Color | None) -> tuple[npt.NDArray[np.int64], int]:
+        """What :meth:`play` does for any move object and colour: the checks, the errors, and
+        a new arena when this one is full. Returns the arena and what the kernel returned."""
         if self._resigned is not None:
             raise IllegalMoveError(IllegalReason.GAME_OVER, self.format_move(move))
         frame = self._f
         point = move.point
         if point is not None:
             size = frame.size
-            row = point.row
-            col = point.col
-            if row < 0 or row >= size or col < 0 or col >= size:
+            if not 0 <= point.row < size or not 0 <= point.col < size:
                 raise InvalidMoveError(f"{point} is off a {size}x{size} board")
-            action = row * size + col
-        elif move.kind is _PASS:
-            action = frame.nn
+            action = point.row * size + point.col
         else:
-            if self.is_over():
-                raise IllegalMoveError(IllegalReason.GAME_OVER, "resign")
-            who = color or self.to_play
-            # its own copy of the state: positions never share an array
-            return GoPosition._make(self._s.copy(), frame, self, move, who)
-        s = self._s
-        mode = frame.mode
-        length = s.shape[0]
-        if mode and (self._n >> 16) + frame.keys_at >= length:
-            length += 64  # room for 64 more superko keys
-        child = _empty(length, _int64)
-        result = _advance(
-            s, child, frame.size, action, 0 if color is None else int(color), frame.suicide, mode
-        )
-        if result >= 0:
-            raise IllegalMoveError(_REASONS[result], self.format_move(move))
-        new = _new(GoPosition)
-        new._s = child
-        new._f = frame
-        new._previous = self
-        new._last = move
-        new._resigned = None
-        new._legal = None
-        new._moves = None
-        new._n = -1 - result
-        return new
+            action = frame.nn  # a pass
+        s = arena = self._s
+        args = (frame.size, action, 0 if color is None else int(color), frame.suicide, frame.mode)
+        made = _advance_into(s, self._o, arena, *args)
+        if made == K.NO_ROOM:
+            arena = _new_arena(frame.keys_at + (self._n >> 16) + 1)
+            made = _advance_into(s, self._o, arena, *args)
+        if made >= 0:
+            raise IllegalMoveError(_REASONS[made], self.format_move(move))
+        return arena, made
+
+    def _resign(self, move: Move, color: Color | None) -> GoPosition:
+        if self.is_over():
+            raise IllegalMoveError(IllegalReason.GAME_OVER, "resign")
+        return GoPosition._make(self._full(), self._f, self, move, color or self.to_play)
 
     def play_action(self, action: int) -> GoPosition:
         """:meth:`play` by action index (pass is ``size * size``)."""
@@ -491,7 +518,7 @@ class GoPosition:
         Not a move: nothing is captured, the move number and captures do not change, and the
         ko ban is lifted. The result's :attr:`previous` is this position's.
         """
-        s = self._s[: self._f.length].copy()
+        s = self._state().copy()
         size = self._f.size
         changes = [(p, K.EMPTY) for p in empty]
         changes += [(p, K.BLACK) for p in black] + [(p, K.WHITE) for p in white]
@@ -515,7 +542,7 @@ class GoPosition:
         result's :attr:`previous` is this position."""
         if self._resigned is not None:
             raise IllegalMoveError(IllegalReason.GAME_OVER, "resign")
-        s = self._s[: self._f.length].copy()
+        s = self._state().copy()
         s[self._f.h + K.F_PASSES] = 0
         frame = self._f
         keys = self._superko_keys()
@@ -524,7 +551,7 @@ class GoPosition:
 
     def is_over(self) -> bool:
         """After two consecutive passes or a resignation."""
-        return self._resigned is not None or not self._n & 0xFFFF
+        return not self._n & 0xFFFF
 
     @property
     def resigned(self) -> Color | None:
@@ -558,7 +585,7 @@ class GoPosition:
     def diagram(self) -> str:
         """The board as rows of ``X``, ``O`` and ``.`` (top row first), one space apart."""
         chars = ".XO"
-        values = self._s[: self._f.nn].tolist()
+        values = self._points().tolist()
         size = self._f.size
         return "\n".join(
             " ".join(chars[v] for v in values[r * size : (r + 1) * size]) for r in range(size)
@@ -586,7 +613,7 @@ class GoPosition:
             and self.to_play == other.to_play
             and self.ko_point == other.ko_point
             and self.consecutive_passes == other.consecutive_passes
-            and bool(np.array_equal(self._s[: self._f.nn], other._s[: other._f.nn]))
+            and bool(np.array_equal(self._points(), other._points()))
         )
 
     def __hash__(self) -> int:
@@ -595,7 +622,7 @@ class GoPosition:
     # -- fast path ----------------------------------------------------------------------------
     def arrays(self) -> npt.NDArray[np.int64]:
         """A copy of the kernel state array (see :mod:`imago.games.go.fastpath`)."""
-        return self._s[: self._f.length].copy()
+        return self._state().copy()
 
     def superko_keys(self) -> npt.NDArray[np.int64]:
         """A copy of the sorted keys the superko rule forbids to recreate (empty under simple
@@ -609,18 +636,31 @@ class GoPosition:
 
     def _stone_bound(self) -> int:
         """No board of this position's superko keys has more stones (see ``K.F_TOP``)."""
-        return int(self._s[self._f.h + K.F_TOP])
+        return int(self._s[self._o + self._f.h + K.F_TOP])
+
+    def _points(self) -> npt.NDArray[np.int64]:
+        """The board part of the state (a view of the arena: never write it)."""
+        return self._s[self._o : self._o + self._f.nn]
+
+    def _state(self) -> npt.NDArray[np.int64]:
+        """The kernel state array (a view of the arena: never write it)."""
+        return self._s[self._o : self._o + self._f.length]
+
+    def _full(self) -> npt.NDArray[np.int64]:
+        """A copy of the full array: the state, the legal actions and the superko keys."""
+        return self._s[self._o : self._o + self._f.keys_at + (self._n >> 16)].copy()
 
     def _superko_keys(self) -> npt.NDArray[np.int64]:
-        start = self._f.length + self._f.nn + 3 + K.BLOOM_WORDS
-        return self._s[start : start + self._s[self._f.length + self._f.nn + 2]]
+        start = self._o + self._f.keys_at
+        return self._s[start : start + (self._n >> 16)]
 
     def _status(self, action: int, color: int) -> IllegalReason | None:
-        status = K.check(self._s, self._f.size, action, color, self._f.rules.suicide_allowed)
+        state = self._state()
+        status = K.check(state, self._f.size, action, color, self._f.rules.suicide_allowed)
         if status:
             return _REASONS[status]
         if self._f.rules.ko is not KoRule.SIMPLE:
-            key = K.result_hash(self._s, self._f.size, action, color)
+            key = K.result_hash(state, self._f.size, action, color)
             if self._f.rules.ko is KoRule.SITUATIONAL_SUPERKO and color == K.BLACK:
                 key ^= K.ZOBRIST_WHITE_TO_PLAY
             if K.contains(self._superko_keys(), key):
@@ -638,6 +678,19 @@ class GoPosition:
         self._check_point(point)
         who = self.to_play if color is None else color
         return self._status(point.index(self._f.size), int(who))
+
+
+def _restore(
+    state: npt.NDArray[np.int64],
+    frame: _Frame,
+    previous: GoPosition | None,
+    last: Move | None,
+    resigned: Color | None,
+) -> GoPosition:
+    """An unpickled position (see ``GoPosition.__reduce__``)."""
+    if state.dtype != np.int64 or state.ndim != 1 or state.shape[0] < frame.keys_at:
+        raise ValueError(f"not a {frame.size}x{frame.size} Go position's full array")
+    return GoPosition._make(state, frame, previous, last, resigned)
 
 
 def new_game(size: int = 9, rules: GoRules | None = None, handicap: int = 0) -> GoPosition:
