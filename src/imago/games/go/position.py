@@ -72,7 +72,9 @@ def _check_size(size: int) -> None:
 def _new_arena(words: int) -> npt.NDArray[np.int64]:
     """Memory for the full arrays of the positions played from one another: each takes the
     next free part (see :func:`K.advance_into`) and never changes again. A position holds its
-    arena and where its own array starts; making a position then costs no allocation."""
+    arena and where its own array starts; making a position then costs no allocation. An arena
+    lives as long as any of its positions: one position kept while the rest of its arena's
+    died holds the whole arena (a few positions' worth; 120 KiB at most on 9x9)."""
     arena = np.empty(max(_ARENA_WORDS, K.ARENA_START + 2 * words), dtype=np.int64)
     arena[K.ARENA_NEXT] = K.ARENA_START
     return arena
@@ -214,6 +216,10 @@ class GoPosition:
     Make one with :func:`new_game` (or :meth:`from_diagram`). :meth:`play` returns a new
     position and never changes this one. The fast path for search is in
     :mod:`imago.games.go.fastpath`.
+
+    Each position's kernel arrays (its state, legal actions and superko keys: a *full array*,
+    see :func:`K.finish`) sit in an arena shared with the positions played before and after
+    it, written once by the kernel that makes the position and only read after that.
     """
 
     __slots__ = ("_f", "_last", "_moves", "_n", "_o", "_previous", "_resigned", "_s")
