@@ -1,10 +1,10 @@
 """Where a move of the public Go API spends its time beside OpenSpiel's: a probe.
 
-    python bench/go_move_floor.py [--games 80] [--rounds 5]
+    python bench/go_move_floor.py [--size 9] [--games 80] [--rounds 5]
 
-Plays random 9x9 games (default rules: positional superko) four ways, one game of each in turn
-so that load hits all alike, and prints CPU microseconds a move (medians over ``--rounds`` of
-``--games`` games each) and their ratios to OpenSpiel's:
+Plays random games (9x9 unless ``--size``; default rules: positional superko) four ways, one
+game of each in turn so that load hits all alike, and prints CPU microseconds a move (medians
+over ``--rounds`` of ``--games`` games each) and their ratios to OpenSpiel's:
 
 * ``public``: ``position = position.play(choice(position.legal_moves()))`` until the game is
   over, as ``imago bench go.openspiel`` times it;
@@ -41,8 +41,8 @@ Game = Callable[[random.Random], tuple[int, float]]
 _clock = time.thread_time
 
 
-def _kernel(rng: random.Random) -> tuple[int, float]:
-    first = new_game(9)
+def _kernel(rng: random.Random, size: int) -> tuple[int, float]:
+    first = new_game(size)
     frame = first._f
     source = arena = first._s
     at = first._o
@@ -55,21 +55,21 @@ def _kernel(rng: random.Random) -> tuple[int, float]:
     n, keys = first._n & 0xFFFF, first._n >> 16
     while n:
         action = source[at + length + int(uniform() * n)]
-        result = advance(source, at, arena, 9, action, 0, suicide, mode)
+        result = advance(source, at, arena, size, action, 0, suicide, mode)
         if result == no_room:
             arena = new_arena(keys_at + keys + 1)
             arenas.append(arena)
-            result = advance(source, at, arena, 9, action, 0, suicide, mode)
+            result = advance(source, at, arena, size, action, 0, suicide, mode)
         result = -1 - result
         n, keys, source, at = result & 0xFFFF, (result >> 16) & 0xFFFF, arena, result >> 32
         moves += 1
     return moves, _clock() - start
 
 
-def _openspiel_by_index() -> Game:
+def _openspiel_by_index(size: int) -> Game:
     import pyspiel
 
-    go = pyspiel.load_game("go", {"board_size": 9})
+    go = pyspiel.load_game("go", {"board_size": size})
 
     def game(rng: random.Random) -> tuple[int, float]:
         state = go.new_initial_state()
@@ -87,19 +87,21 @@ def _openspiel_by_index() -> Game:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--size", type=int, default=9, help="board size")
     parser.add_argument("--games", type=int, default=80, help="games of each loop a round")
     parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args()
     retain_freed_memory()  # as the imago command line does for its benchmarks
     rng = random.Random(1)
-    public, openspiel = public_api_games(rng), openspiel_games(rng)
+    size = args.size
+    public, openspiel = public_api_games(rng, size), openspiel_games(rng, size)
     if openspiel is None:
         raise SystemExit("OpenSpiel is missing: pip install 'imago[bench]'")
     loops: dict[str, Game] = {
         "public": lambda _: public(),
-        "kernel": _kernel,
+        "kernel": lambda rng: _kernel(rng, size),
         "openspiel": lambda _: openspiel(),
-        "openspiel_index": _openspiel_by_index(),
+        "openspiel_index": _openspiel_by_index(size),
     }
     for game in loops.values():
         game(rng)  # compile, warm

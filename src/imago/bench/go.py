@@ -85,14 +85,14 @@ def playouts(config: BenchConfig) -> list[Figure]:
     ]
 
 
-def public_api_games(rng: random.Random) -> Callable[[], tuple[int, float]]:
-    """A function that plays one random 9x9 game through the public API (default rules) and
-    returns its moves and the CPU seconds they took."""
+def public_api_games(rng: random.Random, size: int = 9) -> Callable[[], tuple[int, float]]:
+    """A function that plays one random ``size`` game through the public API (default rules)
+    and returns its moves and the CPU seconds they took."""
 
     from imago.games.go import new_game
 
     def game() -> tuple[int, float]:
-        position = new_game(9)
+        position = new_game(size)
         moves = 0
         choice = rng.choice
         start = _clock()
@@ -104,13 +104,13 @@ def public_api_games(rng: random.Random) -> Callable[[], tuple[int, float]]:
     return game
 
 
-def openspiel_games(rng: random.Random) -> Callable[[], tuple[int, float]] | None:
+def openspiel_games(rng: random.Random, size: int = 9) -> Callable[[], tuple[int, float]] | None:
     """The same for OpenSpiel's Go (``None`` when ``pyspiel`` is not installed)."""
     try:
         import pyspiel
     except ImportError:
         return None
-    go = pyspiel.load_game("go", {"board_size": 9})
+    go = pyspiel.load_game("go", {"board_size": size})
 
     def game() -> tuple[int, float]:
         state = go.new_initial_state()

@@ -13,14 +13,17 @@ from repo_scripts import load_script
 
 def test_the_kernel_loop_plays_a_game_to_its_end():
     probe = load_script("bench/go_move_floor.py")
-    moves, seconds = probe._kernel(random.Random(5))
+    moves, seconds = probe._kernel(random.Random(5), 9)
     assert moves > 40 and seconds > 0  # a random 9x9 game lasts about 100 moves or more
+    moves, _ = probe._kernel(random.Random(5), 19)
+    assert moves > 300  # a random 19x19 game fills many arenas
 
 
 def test_the_probe_reports_its_figures(monkeypatch: pytest.MonkeyPatch, capsys):
     pytest.importorskip("pyspiel")  # a peer, from imago[bench]
     probe = load_script("bench/go_move_floor.py")
-    monkeypatch.setattr(sys, "argv", ["go_move_floor.py", "--games", "2", "--rounds", "1"])
+    argv = ["go_move_floor.py", "--size", "7", "--games", "2", "--rounds", "1"]
+    monkeypatch.setattr(sys, "argv", argv)
     probe.main()
     out = capsys.readouterr().out
     for name in ("public", "kernel", "openspiel", "openspiel_index"):
