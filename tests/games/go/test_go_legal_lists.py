@@ -50,16 +50,27 @@ def _one_by_one(
 
 
 @pytest.mark.parametrize("rules", RULES)
-@pytest.mark.parametrize("size", [2, 7, 8, 9, 11, 12])
-def test_the_lists_equal_each_point_checked_alone(size: int, rules: str):
+@pytest.mark.parametrize(
+    ("size", "steps", "every"),
+    [
+        (2, 24, 3),
+        (7, 294, 3),
+        (8, 384, 3),
+        (9, 486, 3),
+        (11, 726, 3),
+        (12, 864, 3),  # the bit sets in words: 3 words
+        (19, 400, 20),  # 6 words
+        (25, 300, 30),  # 10 words, the largest board
+    ],
+)
+def test_the_lists_equal_each_point_checked_alone(size: int, steps: int, every: int, rules: str):
     batch = GoBatch(16, size, GoRules.preset(rules))
     rng = np.random.default_rng(size * 31 + len(rules))
     _, keys_at, _ = batch.arrays()
     length = int(K.state_length(size))
-    nn = size * size
     compared = superko_refused = 0
-    for step in range(6 * nn):
-        if step % 3 == 0:
+    for step in range(steps):
+        if step % every == 0:
             mask = batch.legal_mask()
             for i in np.flatnonzero(~batch.done):
                 row = batch.fulls[i]
@@ -79,7 +90,7 @@ def test_the_lists_equal_each_point_checked_alone(size: int, rules: str):
         if ended.size:
             batch.reset(ended)
     assert compared > 100
-    if rules in ("tromp-taylor", "nz") and size >= 7:
+    if rules in ("tromp-taylor", "nz") and 7 <= size <= 12:
         # suicide makes repeated boards common in random play: the superko part was exercised
         assert superko_refused > 0
 

@@ -686,6 +686,113 @@ def _legal_small(
     return n + 1 - out_at
 
 
+@njit(cache=True, inline="always")
+def _shl_word(a: np.ndarray, w: int, k: int) -> np.int64:
+    """Word ``w`` of the bit set ``a`` (64 points a word) shifted towards higher points by
+    ``k`` (1..63)."""
+    x = a[w] << k
+    if w > 0:
+        x |= _lsr(a[w - 1], 64 - k)
+    return x
+
+
+@njit(cache=True, inline="always")
+def _shr_word(a: np.ndarray, w: int, k: int, words: int) -> np.int64:
+    """Word ``w`` of the bit set ``a`` shifted towards lower points by ``k`` (1..63)."""
+    x = _lsr(a[w], k)
+    if w + 1 < words:
+        x |= a[w + 1] << (64 - k)
+    return x
+
+
+@njit(cache=True, inline="always")
+def _next_to(
+    a: np.ndarray, w: int, size: int, words: int, col0: np.int64, last: np.int64
+) -> np.int64:
+    """Word ``w`` of the points next to the set ``a``: above, below, left (not from the
+    first column) and right (not from the last)."""
+    return (
+        _shl_word(a, w, size)
+        | _shr_word(a, w, size, words)
+        | (_shl_word(a, w, 1) & ~col0)
+        | (_shr_word(a, w, 1, words) & ~last)
+    )
+
+
+@njit(cache=True)
+def _legal_words(
+    s: np.ndarray,
+    size: int,
+    color: int,
+    suicide_allowed: bool,
+    ko_mode: int,
+    keys: np.ndarray,
+    keys_at: int,
+    nkeys: int,
+    bloom_at: int,
+    own_keys: bool,
+    out: np.ndarray,
+    out_at: int,
+) -> int:
+    """:func:`_legal_small` for boards of any size: the bit sets in words of 64 points (up to
+    ten on 25x25) instead of two registers."""
+    nn = size * size
+    h = 10 * nn
+    words = (nn + 63) >> 6
+    ko = s[h + F_KO] if s[h + F_KO_COLOR] == color else -1
+    superko = ko_mode != KO_SIMPLE and nkeys > 0
+    side = ZOBRIST_WHITE_TO_PLAY if ko_mode == KO_SITUATIONAL and color == BLACK else 0
+    sets = np.empty(7 * words, dtype=np.int64)
+    src = sets[:words]  # empty points, own stones not in atari, enemy stones in atari
+    cap = sets[words : 2 * words]  # enemy stones in atari
+    col0 = sets[2 * words : 3 * words]  # the first column
+    last = sets[3 * words : 4 * words]  # the last column
+    lib = sets[4 * words : 5 * words]  # the points where a stone has a liberty
+    take = sets[5 * words : 6 * words]  # the points where a stone captures
+    ok = sets[6 * words :]  # the candidates
+    for w in range(words):
+        e, safe, c = _point_sets(s, nn, color, 64 * w, min(nn, 64 * w + 64))
+        ok[w] = e
+        src[w] = e | safe | c
+        cap[w] = c
+        col0[w] = 0
+        last[w] = 0
+    for r in range(size):
+        a = r * size
+        b = a + size - 1
+        col0[a >> 6] |= np.int64(1) << (a & 63)
+        last[b >> 6] |= np.int64(1) << (b & 63)
+    test = np.int64(0)
+    for w in range(words):
+        lib[w] = _next_to(src, w, size, words, col0[w], last[w])
+        take[w] = _next_to(cap, w, size, words, col0[w], last[w])
+        if not suicide_allowed:
+            ok[w] &= lib[w]
+    if ko >= 0:
+        ok[ko >> 6] &= ~(np.int64(1) << (ko & 63))
+    n = out_at
+    for w in range(words):
+        n = _write_bits(out, n, ok[w], 64 * w)
+        test |= ok[w] & (take[w] | ~lib[w]) if suicide_allowed else ok[w] & take[w]
+    plain = superko and _beyond_history(s, nn, own_keys)
+    if plain:
+        superko = test != 0  # only captures and suicides can remake an earlier board
+    if superko:
+        m = out_at
+        for j in range(out_at, n):
+            p = out[j]
+            captures = (take[p >> 6] >> (p & 63)) & 1 == 1
+            liberty = (lib[p >> 6] >> (p & 63)) & 1 == 1
+            out[m] = p
+            m += (plain and liberty and not captures) or not _remakes_history(
+                s, size, p, color, side, liberty, captures, keys, keys_at, nkeys, bloom_at,
+                own_keys,
+            )  # fmt: skip
+        n = m
+    out[n] = nn
+    return n + 1 - out_at
+
+
 @njit(cache=True)
 def _legal_into(
     s: np.ndarray,
@@ -705,73 +812,19 @@ def _legal_into(
     ``keys[keys_at : keys_at + nkeys]``. ``own_keys``: ``keys`` is the full array ``s`` itself,
     whose bloom words (at ``keys[bloom_at:]``) filter the keys and whose ``F_TOP`` bounds their
     stones; otherwise every candidate is looked up in the keys."""
-    # Helpers here are inlined (``inline="always"``): an ordinary call per point (array
-    # arguments, reference counts) made this loop twenty times slower.
+    # Both lists are bit sets of the board, read without a branch per point (on random
+    # positions such a branch costs more than its test): in two registers up to 11x11, in
+    # words of 64 points above.
     nn = size * size
     if nn <= 128:
         return _legal_small(
             s, size, color, suicide_allowed, ko_mode, keys, keys_at, nkeys, bloom_at, own_keys,
             out, out_at,
         )  # fmt: skip
-    h = 10 * nn
-    ko = s[h + F_KO] if s[h + F_KO_COLOR] == color else -1
-    superko = ko_mode != KO_SIMPLE and nkeys > 0
-    side = ZOBRIST_WHITE_TO_PLAY if ko_mode == KO_SITUATIONAL and color == BLACK else 0
-    plain = superko and _beyond_history(s, nn, own_keys)
-    n = out_at
-    p = 0
-    for r in range(size):
-        for c in range(size):
-            if s[p] != EMPTY or p == ko:
-                p += 1
-                continue
-            up = p - size if r > 0 else -1
-            down = p + size if r < size - 1 else -1
-            left = p - 1 if c > 0 else -1
-            right = p + 1 if c < size - 1 else -1
-            if not superko and (
-                (up >= 0 and s[up] == EMPTY)
-                or (down >= 0 and s[down] == EMPTY)
-                or (left >= 0 and s[left] == EMPTY)
-                or (right >= 0 and s[right] == EMPTY)
-            ):
-                out[n] = p
-                n += 1
-                p += 1
-                continue
-            liberty = False
-            captures = False
-            for q in (up, down, left, right):
-                if q < 0:
-                    continue
-                v = s[q]
-                if v == EMPTY:
-                    liberty = True
-                    continue
-                atari = _in_atari(s, nn, s[nn + q])
-                if v == color:
-                    liberty |= not atari
-                elif atari:
-                    liberty = True
-                    captures = True
-            if not liberty and not suicide_allowed:
-                p += 1
-                continue
-            if (
-                superko
-                and not (plain and liberty and not captures)  # a new board: it has more stones
-                and _remakes_history(
-                    s, size, p, color, side, liberty, captures, keys, keys_at, nkeys, bloom_at,
-                    own_keys,
-                )
-            ):  # fmt: skip
-                p += 1
-                continue
-            out[n] = p
-            n += 1
-            p += 1
-    out[n] = nn
-    return n + 1 - out_at
+    return _legal_words(
+        s, size, color, suicide_allowed, ko_mode, keys, keys_at, nkeys, bloom_at, own_keys,
+        out, out_at,
+    )  # fmt: skip
 
 
 @njit(cache=True)
