@@ -735,7 +735,9 @@ def _legal_words(
     out_at: int,
 ) -> int:
     """:func:`_legal_small` for boards of any size: the bit sets in words of 64 points (up to
-    ten on 25x25) instead of two registers."""
+    ten on 25x25) instead of two registers. (It gives the same lists on small boards, but
+    :func:`_legal_small` stays for them: its sets need no memory, and on 9x9 it is the faster
+    by a tenth to a fifth; the two share their superko test, :func:`_remakes_history`.)"""
     nn = size * size
     h = 10 * nn
     words = (nn + 63) >> 6
