@@ -134,3 +134,30 @@ def test_positions_lists_equal_each_point_checked_alone_through_setup_and_resume
                 position = position.play_action(int(legal[rng.integers(len(legal))]))
     assert compared == 6 * 4 * nn
     assert bounded > compared // 4  # the shortcut was taken often
+
+
+@pytest.mark.parametrize("rules", RULES)
+@pytest.mark.parametrize("size", [3, 8, 9, 11])
+def test_the_word_list_equals_the_register_list_on_small_boards(size: int, rules: str):
+    # both bit-set lists serve small boards equally well; the faster one is used there
+    batch = GoBatch(16, size, GoRules.preset(rules))
+    rng = np.random.default_rng(size + len(rules))
+    _, keys_at, _ = batch.arrays()
+    bloom_at = keys_at - K.BLOOM_WORDS
+    nn = size * size
+    a = np.empty(nn + 1, dtype=np.int64)
+    b = np.empty(nn + 1, dtype=np.int64)
+    compared = 0
+    for _ in range(4 * nn):
+        for row in batch.fulls[~batch.done]:
+            color, keys = int(row[10 * nn + K.F_TO_PLAY]), int(row[keys_at - K.BLOOM_WORDS - 1])
+            args = (batch.suicide_allowed, batch.ko_mode, row, keys_at, keys, bloom_at, True)
+            n = K._legal_small(row, size, color, *args, a, 0)
+            assert K._legal_words(row, size, color, *args, b, 0) == n
+            assert a[:n].tolist() == b[:n].tolist()
+            compared += 1
+        batch.step(random_legal(batch.legal_mask(), rng))
+        ended = np.flatnonzero(batch.done)
+        if ended.size:
+            batch.reset(ended)
+    assert compared > 16 * nn
