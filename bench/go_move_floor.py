@@ -87,10 +87,12 @@ def _openspiel_by_index(size: int) -> Game:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--size", type=int, default=9, help="board size")
+    parser.add_argument("--size", type=int, default=9, help="board size (2 to 19, OpenSpiel's)")
     parser.add_argument("--games", type=int, default=80, help="games of each loop a round")
     parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args()
+    if not 2 <= args.size <= 19:
+        parser.error(f"--size must be 2 to 19 (OpenSpiel's Go goes to 19), not {args.size}")
     retain_freed_memory()  # as the imago command line does for its benchmarks
     rng = random.Random(1)
     size = args.size

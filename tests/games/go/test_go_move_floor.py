@@ -16,7 +16,7 @@ def test_the_kernel_loop_plays_a_game_to_its_end():
     moves, seconds = probe._kernel(random.Random(5), 9)
     assert moves > 40 and seconds > 0  # a random 9x9 game lasts about 100 moves or more
     moves, _ = probe._kernel(random.Random(5), 19)
-    assert moves > 300  # a random 19x19 game fills many arenas
+    assert moves > 300  # a random 19x19 game: longer than one arena holds (three positions)
 
 
 def test_the_probe_reports_its_figures(monkeypatch: pytest.MonkeyPatch, capsys):
@@ -29,3 +29,11 @@ def test_the_probe_reports_its_figures(monkeypatch: pytest.MonkeyPatch, capsys):
     for name in ("public", "kernel", "openspiel", "openspiel_index"):
         assert f"\n{name} " in "\n" + out
     assert "public / openspiel:" in out and "kernel / openspiel_index:" in out
+
+
+def test_the_probe_refuses_a_board_size_with_a_reason(monkeypatch: pytest.MonkeyPatch, capsys):
+    probe = load_script("bench/go_move_floor.py")
+    monkeypatch.setattr(sys, "argv", ["go_move_floor.py", "--size", "25"])
+    with pytest.raises(SystemExit):
+        probe.main()
+    assert "--size must be 2 to 19" in capsys.readouterr().err

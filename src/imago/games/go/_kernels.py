@@ -77,7 +77,7 @@ F_MOVES = 7  # moves played (passes included)
 F_LAST = 8  # last action, -1 at the start
 F_NEMPTY = 9  # number of empty points
 F_STATUS = 10  # status of the move that made this array (see :func:`child`)
-F_TOP = 11  # in a full array: no board of its superko keys has more stones (see _stone_bound)
+F_TOP = 11  # in a full array: no board of its superko keys has more stones (_beyond_history)
 HEADER = 12
 
 
@@ -553,6 +553,41 @@ def _remakes_history(
 
 
 @njit(cache=True, inline="always")
+def _drop_repeats(
+    s: np.ndarray,
+    size: int,
+    color: int,
+    ko_mode: int,
+    plain: bool,
+    lib: np.ndarray,
+    take: np.ndarray,
+    keys: np.ndarray,
+    keys_at: int,
+    nkeys: int,
+    bloom_at: int,
+    own_keys: bool,
+    out: np.ndarray,
+    out_at: int,
+    n: int,
+) -> int:
+    """Remove from the candidates ``out[out_at:n]`` those that would remake a board of the
+    superko keys; return the new end. ``lib`` / ``take``: bit sets (64 points a word) of the
+    points where a stone has a liberty / captures; ``plain``: only captures and suicides can
+    remake a board (see :func:`_beyond_history`). Both legal lists end with it."""
+    side = ZOBRIST_WHITE_TO_PLAY if ko_mode == KO_SITUATIONAL and color == BLACK else 0
+    m = out_at
+    for j in range(out_at, n):
+        p = out[j]
+        captures = (take[p >> 6] >> (p & 63)) & 1 == 1
+        liberty = (lib[p >> 6] >> (p & 63)) & 1 == 1
+        out[m] = p
+        m += (plain and liberty and not captures) or not _remakes_history(
+            s, size, p, color, side, liberty, captures, keys, keys_at, nkeys, bloom_at, own_keys
+        )
+    return m
+
+
+@njit(cache=True, inline="always")
 def _write_bits(out: np.ndarray, n: int, bits: np.int64, first: int) -> int:
     """Write ``first + i`` for each set bit ``i`` of ``bits`` to ``out[n:]``, ascending; return
     the index after the last one written."""
@@ -608,7 +643,6 @@ def _legal_small(
     h = 10 * nn
     ko = s[h + F_KO] if s[h + F_KO_COLOR] == color else -1
     superko = ko_mode != KO_SIMPLE and nkeys > 0
-    side = ZOBRIST_WHITE_TO_PLAY if ko_mode == KO_SITUATIONAL and color == BLACK else 0
     # bit sets of the board (bit p of (lo, hi)): empty points, own stones not in atari, enemy
     # stones in atari
     e_lo, safe_lo, cap_lo = _point_sets(s, nn, color, 0, min(nn, 64))
@@ -666,22 +700,13 @@ def _legal_small(
             test_lo = ok_lo & x_lo
             test_hi = ok_hi & x_hi
         superko = (test_lo | test_hi) != 0
-    if superko:
-        m = out_at
-        for j in range(out_at, n):
-            p = out[j]
-            if p < 64:
-                captures = (x_lo >> p) & 1 == 1
-                liberty = (lib_lo >> p) & 1 == 1
-            else:
-                captures = (x_hi >> (p - 64)) & 1 == 1
-                liberty = (lib_hi >> (p - 64)) & 1 == 1
-            out[m] = p
-            m += (plain and liberty and not captures) or not _remakes_history(
-                s, size, p, color, side, liberty, captures, keys, keys_at, nkeys, bloom_at,
-                own_keys,
-            )  # fmt: skip
-        n = m
+    if superko:  # the sets in words, as the filter reads them (memory only when it runs)
+        words = np.empty(4, dtype=np.int64)
+        words[0], words[1], words[2], words[3] = lib_lo, lib_hi, x_lo, x_hi
+        n = _drop_repeats(
+            s, size, color, ko_mode, plain, words[:2], words[2:], keys, keys_at, nkeys, bloom_at,
+            own_keys, out, out_at, n,
+        )  # fmt: skip
     out[n] = nn
     return n + 1 - out_at
 
@@ -736,14 +761,14 @@ def _legal_words(
 ) -> int:
     """:func:`_legal_small` for boards of any size: the bit sets in words of 64 points (up to
     ten on 25x25) instead of two registers. (It gives the same lists on small boards, but
-    :func:`_legal_small` stays for them: its sets need no memory, and on 9x9 it is the faster
-    by a tenth to a fifth; the two share their superko test, :func:`_remakes_history`.)"""
+    :func:`_legal_small` stays for them: its sets need no memory, and on 9x9 the word list
+    takes a third longer to twice as long, ``bench/go_legal_probe.py``'s ``words`` line beside
+    its ``legal``. The two share their superko filter, :func:`_drop_repeats`.)"""
     nn = size * size
     h = 10 * nn
     words = (nn + 63) >> 6
     ko = s[h + F_KO] if s[h + F_KO_COLOR] == color else -1
     superko = ko_mode != KO_SIMPLE and nkeys > 0
-    side = ZOBRIST_WHITE_TO_PLAY if ko_mode == KO_SITUATIONAL and color == BLACK else 0
     sets = np.empty(7 * words, dtype=np.int64)
     src = sets[:words]  # empty points, own stones not in atari, enemy stones in atari
     cap = sets[words : 2 * words]  # enemy stones in atari
@@ -780,17 +805,10 @@ def _legal_words(
     if plain:
         superko = test != 0  # only captures and suicides can remake an earlier board
     if superko:
-        m = out_at
-        for j in range(out_at, n):
-            p = out[j]
-            captures = (take[p >> 6] >> (p & 63)) & 1 == 1
-            liberty = (lib[p >> 6] >> (p & 63)) & 1 == 1
-            out[m] = p
-            m += (plain and liberty and not captures) or not _remakes_history(
-                s, size, p, color, side, liberty, captures, keys, keys_at, nkeys, bloom_at,
-                own_keys,
-            )  # fmt: skip
-        n = m
+        n = _drop_repeats(
+            s, size, color, ko_mode, plain, lib, take, keys, keys_at, nkeys, bloom_at, own_keys,
+            out, out_at, n,
+        )  # fmt: skip
     out[n] = nn
     return n + 1 - out_at
 
