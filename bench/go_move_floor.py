@@ -57,7 +57,7 @@ def _kernel(rng: random.Random, size: int) -> tuple[int, float]:
         action = source[at + length + int(uniform() * n)]
         result = advance(source, at, arena, size, action, 0, suicide, mode)
         if result == no_room:
-            arena = new_arena(keys_at + keys + 1)
+            arena = new_arena(frame, keys_at + keys + 1)
             arenas.append(arena)
             result = advance(source, at, arena, size, action, 0, suicide, mode)
         result = -1 - result

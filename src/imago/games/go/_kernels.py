@@ -27,10 +27,10 @@ Kernels in other modules read the board as ``s[p]`` (``0 <= p < nn``), the heade
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import carray, njit  # type: ignore[attr-defined]
 from numba.cpython.unsafe.numbers import trailing_zeros
 
-from imago.core.kernels import borrowed
+from imago.core.kernels import borrowed, int64_pointer, move_words
 from imago.core.rng import rand_below
 
 EMPTY = 0
@@ -101,10 +101,10 @@ def zobrist(color: int, p: int) -> int:
 
 @njit(cache=True, inline="always")
 def _copy(dst: np.ndarray, d0: int, src: np.ndarray, s0: int, n: int) -> None:
-    """``dst[d0 : d0 + n] = src[s0 : s0 + n]`` as a plain loop (numba's slice assignment is
-    an order of magnitude slower). Overlap is safe only when ``d0 <= s0`` or the arrays differ."""
-    for j in range(n):
-        dst[d0 + j] = src[s0 + j]
+    """``dst[d0 : d0 + n] = src[s0 : s0 + n]`` (see :data:`imago.core.kernels.move_words`;
+    the parts may overlap)."""
+    if n > 0:
+        move_words(dst, d0, src, s0, n)
 
 
 @njit(cache=True)
@@ -559,8 +559,8 @@ def _drop_repeats(
     color: int,
     ko_mode: int,
     plain: bool,
-    lib: np.ndarray,
-    take: np.ndarray,
+    lib: np.ndarray | tuple[np.int64, np.int64],
+    take: np.ndarray | tuple[np.int64, np.int64],
     keys: np.ndarray,
     keys_at: int,
     nkeys: int,
@@ -571,9 +571,10 @@ def _drop_repeats(
     n: int,
 ) -> int:
     """Remove from the candidates ``out[out_at:n]`` those that would remake a board of the
-    superko keys; return the new end. ``lib`` / ``take``: bit sets (64 points a word) of the
-    points where a stone has a liberty / captures; ``plain``: only captures and suicides can
-    remake a board (see :func:`_beyond_history`). Both legal lists end with it."""
+    superko keys; return the new end. ``lib`` / ``take``: bit sets (64 points a word: an
+    array, or a pair of words on small boards) of the points where a stone has a liberty /
+    captures; ``plain``: only captures and suicides can remake a board (see
+    :func:`_beyond_history`). Both legal lists end with it."""
     side = ZOBRIST_WHITE_TO_PLAY if ko_mode == KO_SITUATIONAL and color == BLACK else 0
     m = out_at
     for j in range(out_at, n):
@@ -700,12 +701,10 @@ def _legal_small(
             test_lo = ok_lo & x_lo
             test_hi = ok_hi & x_hi
         superko = (test_lo | test_hi) != 0
-    if superko:  # the sets in words, as the filter reads them (memory only when it runs)
-        words = np.empty(4, dtype=np.int64)
-        words[0], words[1], words[2], words[3] = lib_lo, lib_hi, x_lo, x_hi
+    if superko:  # the sets as pairs of words (the filter indexes them as it indexes arrays)
         n = _drop_repeats(
-            s, size, color, ko_mode, plain, words[:2], words[2:], keys, keys_at, nkeys, bloom_at,
-            own_keys, out, out_at, n,
+            s, size, color, ko_mode, plain, (lib_lo, lib_hi), (x_lo, x_hi), keys, keys_at, nkeys,
+            bloom_at, own_keys, out, out_at, n,
         )  # fmt: skip
     out[n] = nn
     return n + 1 - out_at
@@ -1075,13 +1074,22 @@ def advance(
     bloom_at = length + nn + 3
     base = bloom_at + BLOOM_WORDS
     _copy(out, 0, full, 0, length)
+    to_play = full[h + F_TO_PLAY]
     if color == 0:
-        color = full[h + F_TO_PLAY]
-    status = play(out, size, action, color, suicide_allowed)
-    if status == OK and ko_mode != KO_SIMPLE and action != nn:
-        key = history_key(out, size, ko_mode)
-        if _bloom_has(full, bloom_at, key) and _contains_at(full, base, nk, key):
-            status = SUPERKO
+        color = to_play
+    if (
+        color == to_play
+        and action != nn
+        and _contains_at(full, length, full[length + nn + 1], action)
+    ):
+        _apply(out, size, action, color)  # in the legal list: nothing left to test
+        status = OK
+    else:
+        status = play(out, size, action, color, suicide_allowed)
+        if status == OK and ko_mode != KO_SIMPLE and action != nn:
+            key = history_key(out, size, ko_mode)
+            if _bloom_has(full, bloom_at, key) and _contains_at(full, base, nk, key):
+                status = SUPERKO
     if status != OK:
         return status
     _complete(out, size, suicide_allowed, ko_mode, full, base, nk, bloom_at, True)
@@ -1089,9 +1097,25 @@ def advance(
 
 
 ARENA_NEXT = 0
-"""``arena[ARENA_NEXT]``: where the next full array of an arena goes (see :func:`advance_into`)."""
+"""``arena[ARENA_NEXT]``: where the next position of an arena goes (see :func:`advance_into`)."""
+ARENA_TABLE = 1
+"""``arena[ARENA_TABLE]``: where the arena's *move table* starts: ``nn + 1`` words, word ``a``
+the address of the ``Move`` object of action ``a`` (the public classes' table of cached moves,
+which lives as long as the process). :func:`advance_into` writes each position's legal moves
+as these addresses, so that Python can read them as a sequence of objects (see
+``imago.games.go.position.LegalMoves``)."""
+ARENA_LENGTH = 2
+"""``arena[ARENA_LENGTH]``: the arena's length in words (for :func:`advance_here`)."""
 ARENA_START = 8
-"""Where an arena's first full array starts (a cache line after its header)."""
+"""Where an arena's move table starts (a cache line after its header)."""
+
+
+@njit(cache=True, inline="always")
+def object_words(nn: int) -> int:
+    """The words in front of each full array of an arena, for its legal moves as object
+    addresses (``nn + 1`` of them, ending where the full array starts), rounded up to a cache
+    line so that full arrays stay aligned. The move table takes as many."""
+    return (nn + 1 + 7) & ~7
 
 
 @njit(cache=True)
@@ -1106,28 +1130,55 @@ def advance_into(
     ko_mode: int,
 ) -> int:
     """:func:`advance` from the full array at ``source[at:]`` into the free end of ``arena``
-    (memory shared by the full arrays of many positions; ``arena[ARENA_NEXT]`` says where its
-    free part starts, cache-line aligned). Returns ``-1 - (n + (k << 16) + (offset << 32))``
-    where ``offset`` is where the new full array starts in ``arena``; a status code
+    (memory shared by the positions of one game; ``arena[ARENA_NEXT]`` says where its free part
+    starts, cache-line aligned). Returns ``-1 - (n + (k << 16) + (offset << 32))`` where
+    ``offset`` is where the new full array starts in ``arena``; a status code
     (``OCCUPIED`` ... ``GAME_OVER``) when the move is refused, or ``NO_ROOM`` when the arena
     is too full: then ``arena`` is unchanged. ``source`` may be ``arena`` itself.
 
+    A position takes :func:`object_words` words and then its full array. The first ``n``
+    words before the full array's start become the addresses of its ``n`` legal moves, looked
+    up in the arena's move table (see :data:`ARENA_TABLE`).
+
     The arena's free part is taken and marked used in one call, while the GIL is held (this
     kernel does not release it), so that threads playing in the same arena never share
-    memory; nothing is ever written to a full array again once it is made."""
+    memory; nothing is ever written to a position's part again once it is made."""
     source = borrowed(source)  # the caller holds both: no reference counts (see borrowed)
     arena = borrowed(arena)
     nn = size * size
     nk = source[at + 10 * nn + HEADER + nn + 2]
-    start = arena[ARENA_NEXT]
+    start = arena[ARENA_NEXT] + object_words(nn)
     end = start + full_length(size, nk + 1)
     if end > arena.shape[0]:
         return NO_ROOM
     result = advance(source[at:], arena[start:end], size, action, color, suicide_allowed, ko_mode)
     if result < 0:
+        legal = start + 10 * nn + HEADER
+        objects = start - nn - 1
+        table = arena[ARENA_TABLE]
+        for j in range((-1 - result) & 0xFFFF):
+            arena[objects + j] = arena[table + arena[legal + j]]
         arena[ARENA_NEXT] = (end + 7) & ~7
         result -= start << 32
     return result
+
+
+@njit(cache=True)
+def new_arena(words: int, table: np.ndarray) -> np.ndarray:
+    """An empty arena of ``words`` words with the move table ``table`` (see
+    :data:`ARENA_TABLE`; ``nn + 1`` addresses), its first position's part free."""
+    arena = np.empty(words, dtype=np.int64)
+    arena[ARENA_LENGTH] = words
+    arena[ARENA_TABLE] = ARENA_START
+    _copy(arena, ARENA_START, table, 0, table.shape[0])
+    arena[ARENA_NEXT] = ARENA_START + object_words(table.shape[0] - 1)
+    return arena
+
+
+@njit(cache=True)
+def address(a: np.ndarray) -> int:
+    """Where the data of ``a`` starts in memory."""
+    return a.ctypes.data
 
 
 def rules_code(size: int, suicide_allowed: bool, ko_mode: int) -> int:
@@ -1136,12 +1187,17 @@ def rules_code(size: int, suicide_allowed: bool, ko_mode: int) -> int:
 
 
 @njit(cache=True)
-def advance_here(arena: np.ndarray, at: int, code: int, action: int) -> int:
+def advance_here(view: int, at: int, code: int, action: int) -> int:
     """``advance_into(arena, at, arena, ...)`` for the side to move, the board size and rules
     given by ``code`` (see :func:`rules_code`): the common case of a move, with the fewest
-    arguments to convert from Python."""
+    arguments to convert from Python. The arena is given by its address less
+    ``8 * (nn + 1)`` (``view``: where position ``at``'s legal moves' addresses are is
+    ``view + 8 * at``); the caller must hold the arena."""
+    size = code & 0xFF
+    start = int64_pointer(view + 8 * (size * size + 1))
+    arena = carray(start, carray(start, ARENA_START)[ARENA_LENGTH])
     suicide_allowed = (code >> 8) & 1 == 1
-    return advance_into(arena, at, arena, code & 0xFF, action, 0, suicide_allowed, code >> 9)
+    return advance_into(arena, at, arena, size, action, 0, suicide_allowed, code >> 9)
 
 
 @njit(cache=True, inline="always")

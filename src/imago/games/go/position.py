@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
-from functools import cache, lru_cache
-from typing import Final, final, overload
+import ctypes
+from collections.abc import Iterable, Sequence
+from functools import lru_cache
+from typing import TYPE_CHECKING, Final, final, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -38,16 +39,21 @@ _KO_MODES: Final = {
 _advance_into: Final = direct(
     K.advance_into, "(int64[::1], int64, int64[::1], int64, int64, int64, boolean, int64)"
 )
-_advance_here: Final = direct(K.advance_here, "(int64[::1], int64, int64, int64)")
+_advance_here: Final = direct(K.advance_here, "(int64, int64, int64, int64)")
+_address: Final = direct(K.address, "(int64[::1],)")
+_new_arena_kernel: Final = direct(K.new_arena, "(int64, int64[::1])")
 _ARENA_WORDS: Final = 15 * 1024
-"""An arena's size in words, when a few positions fit (120 KiB: under the size at which glibc
-maps each allocation afresh, page by page, unless :func:`retain_freed_memory` raised it)."""
+"""A game's first arena, in words (120 KiB: a dozen 9x9 positions, three 19x19 ones)."""
+_ARENA_MOST_WORDS: Final = 128 * 1024
+"""The most an arena grows to, in words (1 MiB): each arena of a game is twice as large as the
+one before, up to this, so a long game makes few (each costs a few microseconds to make)."""
 _new: Final = object.__new__
 _COLORS: Final = (None, Color.BLACK, Color.WHITE)
 _DIAGRAM: Final = {".": 0, "+": 0, "X": 1, "x": 1, "#": 1, "O": 2, "o": 2}
 
 
 _TABLES: dict[int, tuple[Move, ...]] = {}
+"""The moves of each board size, made once and never dropped: arenas hold their addresses."""
 
 
 def moves_table(size: int) -> tuple[Move, ...]:
@@ -56,12 +62,9 @@ def moves_table(size: int) -> tuple[Move, ...]:
     if table is None:
         table = (*(Move.play(Point(*divmod(a, size))) for a in range(size * size)), Move.PASS)
         _TABLES[size] = table
+        while len(_VIEWS) <= len(table):
+            _VIEWS.append(_view_type(len(_VIEWS)))
     return table
-
-
-@cache
-def _move_array(size: int) -> npt.NDArray[np.object_]:
-    return np.array(moves_table(size), dtype=object)
 
 
 def _check_size(size: int) -> None:
@@ -69,24 +72,37 @@ def _check_size(size: int) -> None:
         raise ValueError(f"Go board size must be {MIN_SIZE}..{MAX_SIZE}, not {size!r}")
 
 
-def _new_arena(words: int) -> npt.NDArray[np.int64]:
-    """Memory for the full arrays of the positions played from one another: each takes the
-    next free part (see :func:`K.advance_into`) and never changes again. A position holds its
-    arena and where its own array starts; making a position then costs no allocation. An arena
-    lives as long as any of its positions: one position kept while the rest of its arena's
-    died holds the whole arena (a few positions' worth; 120 KiB at most on 9x9)."""
-    arena = np.empty(max(_ARENA_WORDS, K.ARENA_START + 2 * words), dtype=np.int64)
-    arena[K.ARENA_NEXT] = K.ARENA_START
-    return arena
+def _new_arena(frame: _Frame, words: int, after: int = 0) -> npt.NDArray[np.int64]:
+    """Memory for the positions played from one another: each takes the next free part (see
+    :func:`K.advance_into`) and never changes again. A position holds its arena and where its
+    own full array starts; making a position then costs no allocation. An arena lives as long
+    as any of its positions: one position kept while the rest of its arena's died holds the
+    whole arena (up to 1 MiB, :data:`_ARENA_MOST_WORDS`). ``words``: room for at least two
+    positions of that many words; ``after``: the size of the arena it follows in its game."""
+    least = K.ARENA_START + 3 * frame.objects + 2 * words
+    size = max(least, min(2 * after, _ARENA_MOST_WORDS), _ARENA_WORDS)
+    return _new_arena_kernel(size, frame.addresses)  # type: ignore[no-any-return]
 
 
-def _adopt(state: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
-    """A new arena holding the full array ``state`` first (at ``K.ARENA_START``)."""
+def _adopt(state: npt.NDArray[np.int64], frame: _Frame) -> tuple[npt.NDArray[np.int64], int]:
+    """A new arena holding the full array ``state`` first, with its legal moves' addresses in
+    front of it (as :func:`K.advance_into` writes them); returns the arena and where the full
+    array starts."""
     n = state.shape[0]
-    arena = _new_arena(n + 64)
-    arena[K.ARENA_START : K.ARENA_START + n] = state
-    arena[K.ARENA_NEXT] = (K.ARENA_START + n + 7) & ~7
-    return arena
+    arena = _new_arena(frame, n + 64)
+    at = int(arena[K.ARENA_NEXT]) + frame.objects
+    arena[at : at + n] = state
+    legal = state[frame.length : frame.length + int(state[frame.length + frame.nn + 1])]
+    arena[at - frame.nn - 1 : at - frame.nn - 1 + legal.shape[0]] = frame.addresses[legal]
+    arena[K.ARENA_NEXT] = (at + n + 7) & ~7
+    return arena, at
+
+
+def _view_base(arena: npt.NDArray[np.int64], frame: _Frame) -> int:
+    """The address that :meth:`GoPosition.legal_moves` adds ``8 * offset`` to, for the legal
+    moves of the position whose full array starts at ``arena[offset]``."""
+    address: int = _address(arena)
+    return address - 8 * (frame.nn + 1)
 
 
 @final
@@ -97,12 +113,14 @@ class _Frame:
 
     __slots__ = (
         "actions",
+        "addresses",
         "code",
         "h",
         "keys_at",
         "length",
         "mode",
         "nn",
+        "objects",
         "rules",
         "size",
         "suicide",
@@ -124,6 +142,10 @@ class _Frame:
         # gives find their action without a look at their point (the table lives as long as
         # the process, so the identities are never reused)
         self.actions = {id(move): action for action, move in enumerate(self.table)}
+        # the moves' addresses, for the arenas' move tables (see K.ARENA_TABLE): the table's
+        # moves live as long as the process (_TABLES), so the addresses stay valid
+        self.addresses = np.array([id(move) for move in self.table], dtype=np.int64)
+        self.objects = K.object_words(nn)
         self.code = K.rules_code(size, self.suicide, self.mode)
 
     def __reduce__(self) -> tuple[object, tuple[int, GoRules]]:
@@ -138,39 +160,50 @@ def _frame(size: int, rules: GoRules) -> _Frame:
     return _Frame(size, rules)
 
 
-@final
-class LegalMoves(Sequence[Move]):
-    """The legal moves of a position: an immutable sequence view in action order, pass last.
+if TYPE_CHECKING:
+    _View = Sequence[Move]
+else:
+    _View = ctypes.Array
 
-    Indexing and ``len`` read the position's legal-action array directly; iterating builds the
-    tuple of cached :class:`Move` objects once per position. ``move in moves`` is a binary
-    search.
+
+class LegalMoves(_View):
+    """The legal moves of a position: an immutable sequence in action order, pass last.
+
+    ``len``, indexing and iteration run in C, as for a tuple: a legal-move list is a ``ctypes``
+    array of objects laid over the words in front of the position's kernel arrays, where the
+    kernel that made the position wrote the addresses of its legal moves' cached :class:`Move`
+    objects (see ``K.ARENA_TABLE``). Nothing is copied and nothing is built: ``legal_moves()``
+    then ``random.choice`` costs what the same on a tuple costs, and making the tuple would
+    cost more than the move. The view holds its position (and so the memory it reads), cannot
+    be written, and pickles as its position's ``legal_moves()``. A slice is a list;
+    ``move in moves`` is a binary search.
     """
 
+    _type_ = ctypes.py_object
+    _length_ = 0
     __slots__ = ("_p",)
+    _p: GoPosition
 
-    def __init__(self, position: GoPosition) -> None:
-        self._p = position
+    if TYPE_CHECKING:
 
-    def __len__(self) -> int:
-        return self._p._n & 0xFFFF
+        def __len__(self) -> int: ...
 
-    @overload
-    def __getitem__(self, index: int) -> Move: ...
+        @overload
+        def __getitem__(self, index: int) -> Move: ...
 
-    @overload
-    def __getitem__(self, index: slice) -> tuple[Move, ...]: ...
+        @overload
+        def __getitem__(self, index: slice) -> list[Move]: ...
 
-    def __getitem__(self, index: int | slice) -> Move | tuple[Move, ...]:
-        p = self._p
-        if index.__class__ is int and 0 <= index < p._n & 0xFFFF:  # type: ignore[operator]
-            f = p._f
-            move: Move = f.table[p._s[p._o + f.length + index]]  # type: ignore[operator]
-            return move
-        return self.as_tuple()[index]
+        def __getitem__(self, index: int | slice) -> Move | list[Move]: ...
 
-    def __iter__(self) -> Iterator[Move]:
-        return iter(self.as_tuple())
+        @classmethod
+        def from_address(cls, address: int) -> LegalMoves: ...
+
+    def __setitem__(self, index: object, value: object) -> None:
+        raise TypeError("legal moves cannot be changed")
+
+    def __delitem__(self, index: object) -> None:
+        raise TypeError("legal moves cannot be changed")
 
     def __contains__(self, move: object) -> bool:
         size = self._p._f.size
@@ -191,13 +224,20 @@ class LegalMoves(Sequence[Move]):
     def __hash__(self) -> int:
         return hash(self.as_tuple())
 
+    def __reduce__(self) -> tuple[object, tuple[GoPosition]]:
+        return _legal_moves, (self._p,)
+
+    def index(self, move: object, start: int = 0, stop: int | None = None) -> int:
+        """Where ``move`` is (``ValueError`` when it is not legal here)."""
+        return self.as_tuple().index(move, start, len(self) if stop is None else stop)
+
+    def count(self, move: object) -> int:
+        """1 when ``move`` is legal here, else 0."""
+        return int(move in self)
+
     def as_tuple(self) -> tuple[Move, ...]:
-        """The moves as a tuple (built once per position)."""
-        p = self._p
-        moves = p._moves
-        if moves is None:
-            moves = p._moves = tuple(_move_array(p._f.size)[self.actions()].tolist())
-        return moves
+        """The moves as a tuple."""
+        return tuple(self)
 
     def actions(self) -> npt.NDArray[np.int64]:
         """The legal action indices (read-only)."""
@@ -205,8 +245,29 @@ class LegalMoves(Sequence[Move]):
 
     def __repr__(self) -> str:
         size = self._p._f.size
-        text = ", ".join(m.to_gtp(size) for m in self.as_tuple())
+        text = ", ".join(m.to_gtp(size) for m in self)
         return f"<LegalMoves ({text})>"
+
+
+Sequence.register(LegalMoves)
+
+
+def _view_type(length: int) -> type[LegalMoves]:
+    """The :class:`LegalMoves` of ``length`` moves (a ``ctypes`` array type has one length)."""
+    namespace = {"_length_": length, "_type_": ctypes.py_object, "__slots__": ()}
+    view = type("LegalMoves", (LegalMoves,), namespace)
+    view.__module__ = __name__
+    return view
+
+
+_VIEWS: Final[list[type[LegalMoves]]] = []
+"""``_VIEWS[n]``: the :class:`LegalMoves` type of ``n`` moves (made up to the largest board's
+``nn + 1`` by :func:`moves_table`)."""
+
+
+def _legal_moves(position: GoPosition) -> LegalMoves:
+    """``position.legal_moves()`` (for pickling a :class:`LegalMoves`)."""
+    return position.legal_moves()
 
 
 @final
@@ -222,7 +283,7 @@ class GoPosition:
     it, written once by the kernel that makes the position and only read after that.
     """
 
-    __slots__ = ("_f", "_last", "_moves", "_n", "_o", "_previous", "_resigned", "_s")
+    __slots__ = ("_f", "_last", "_n", "_o", "_previous", "_resigned", "_s", "_v")
 
     _s: npt.NDArray[np.int64]  # the arena holding this position's full array ...
     _o: int  # ... from here: read it as ``_s[_o + offset]``, never write it
@@ -231,7 +292,7 @@ class GoPosition:
     _last: Move | None
     _resigned: Color | None
     _n: int  # the number of legal actions (0 once over), plus the number of superko keys << 16
-    _moves: tuple[Move, ...] | None  # the legal moves, once asked for as a tuple
+    _v: int  # the address of this arena's legal-move words, less 8 * _o (see legal_moves)
 
     game = "go"
 
@@ -246,13 +307,12 @@ class GoPosition:
         resigned: Color | None = None,
     ) -> GoPosition:
         self = object.__new__(cls)
-        self._s = _adopt(state)
-        self._o = K.ARENA_START
+        self._s, self._o = _adopt(state, frame)
+        self._v = _view_base(self._s, frame)
         self._f = frame
         self._previous = previous
         self._last = last
         self._resigned = resigned
-        self._moves = None
         at = frame.length + frame.nn
         self._n = int(state[at + 2]) << 16 | (0 if resigned else int(state[at + 1]))
         return self
@@ -400,9 +460,9 @@ class GoPosition:
         return [Point(*divmod(int(p), size)) for p in found]
 
     def legal_moves(self) -> LegalMoves:
-        """Every legal move in action order, pass last (empty once the game is over): a
-        lazy, immutable sequence view."""
-        moves = _new(LegalMoves)
+        """Every legal move in action order, pass last (empty once the game is over): an
+        immutable sequence that reads the position's own list (see :class:`LegalMoves`)."""
+        moves = _VIEWS[self._n & 0xFFFF].from_address(self._v + (self._o << 3))
         moves._p = self
         return moves
 
@@ -458,28 +518,33 @@ class GoPosition:
         arena = self._s
         action = frame.actions.get(id(move))  # the moves of legal_moves(): no checks needed
         if action is not None and color is None and self._resigned is None:
-            made = _advance_here(arena, self._o, frame.code, action)
+            made = _advance_here(self._v, self._o, frame.code, action)
         else:
-            made = K.NO_ROOM
-        if made >= 0:  # not tried, refused, or no room left in the arena
+            made = K.OK  # not tried (the kernel never answers OK)
+        new = _new(GoPosition)
+        if made < 0:
+            new._v = self._v
+        else:  # not tried, refused, or no room left in the arena
             if move.is_resign:
                 return self._resign(move, color)
-            arena, made = self._advance(move, color)
+            arena, made = self._advance(move, color, made == K.NO_ROOM)
+            new._v = self._v if arena is self._s else _view_base(arena, frame)
         made = -1 - made
-        new = _new(GoPosition)
         new._s = arena
         new._o = made >> 32
         new._f = frame
         new._previous = self
         new._last = move
         new._resigned = None
-        new._moves = None
         new._n = made & 0xFFFFFFFF
         return new
 
-    def _advance(self, move: Move, color: Color | None) -> tuple[npt.NDArray[np.int64], int]:
+    def _advance(
+        self, move: Move, color: Color | None, full: bool = False
+    ) -> tuple[npt.NDArray[np.int64], int]:
         """What :meth:`play` does for any move object and colour: the checks, the errors, and
-        a new arena when this one is full. Returns the arena and what the kernel returned."""
+        a new arena when this one is ``full`` (known) or found full. Returns the arena and
+        what the kernel returned."""
         if self._resigned is not None:
             raise IllegalMoveError(IllegalReason.GAME_OVER, self.format_move(move))
         frame = self._f
@@ -493,9 +558,9 @@ class GoPosition:
             action = frame.nn  # a pass
         s = arena = self._s
         args = (frame.size, action, 0 if color is None else int(color), frame.suicide, frame.mode)
-        made = _advance_into(s, self._o, arena, *args)
+        made = K.NO_ROOM if full else _advance_into(s, self._o, arena, *args)
         if made == K.NO_ROOM:
-            arena = _new_arena(frame.keys_at + (self._n >> 16) + 1)
+            arena = _new_arena(frame, frame.keys_at + (self._n >> 16) + 1, arena.shape[0])
             made = _advance_into(s, self._o, arena, *args)
         if made >= 0:
             raise IllegalMoveError(_REASONS[made], self.format_move(move))
