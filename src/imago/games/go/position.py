@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import ctypes
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING, Final, final, overload
 
@@ -62,8 +62,8 @@ def moves_table(size: int) -> tuple[Move, ...]:
     if table is None:
         table = (*(Move.play(Point(*divmod(a, size))) for a in range(size * size)), Move.PASS)
         _TABLES[size] = table
-        while len(_VIEWS) <= len(table):
-            _VIEWS.append(_view_type(len(_VIEWS)))
+        while len(_VIEW_AT) <= len(table):
+            _VIEW_AT.append(_view_type(len(_VIEW_AT)).from_address)
     return table
 
 
@@ -260,9 +260,9 @@ def _view_type(length: int) -> type[LegalMoves]:
     return view
 
 
-_VIEWS: Final[list[type[LegalMoves]]] = []
-"""``_VIEWS[n]``: the :class:`LegalMoves` type of ``n`` moves (made up to the largest board's
-``nn + 1`` by :func:`moves_table`)."""
+_VIEW_AT: Final[list[Callable[[int], LegalMoves]]] = []
+"""``_VIEW_AT[n](address)``: the :class:`LegalMoves` of the ``n`` moves whose addresses are at
+``address`` (made up to the largest board's ``nn + 1`` by :func:`moves_table`)."""
 
 
 def _legal_moves(position: GoPosition) -> LegalMoves:
@@ -462,7 +462,7 @@ class GoPosition:
     def legal_moves(self) -> LegalMoves:
         """Every legal move in action order, pass last (empty once the game is over): an
         immutable sequence that reads the position's own list (see :class:`LegalMoves`)."""
-        moves = _VIEWS[self._n & 0xFFFF].from_address(self._v + (self._o << 3))
+        moves = _VIEW_AT[self._n & 0xFFFF](self._v + (self._o << 3))
         moves._p = self
         return moves
 
