@@ -369,7 +369,7 @@ def play(s: np.ndarray, size: int, action: int, color: int, suicide_allowed: boo
     return OK
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _apply(s: np.ndarray, size: int, action: int, color: int) -> None:
     """Play the legal stone ``action`` of ``color`` in place: captures, suicide, ko, header."""
     nn = size * size
@@ -937,7 +937,7 @@ def _beyond_history(s: np.ndarray, nn: int, own_keys: bool) -> bool:
     return own_keys and nn - s[10 * nn + F_NEMPTY] + 1 > s[10 * nn + F_TOP]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _complete(
     t: np.ndarray,
     size: int,
@@ -1048,7 +1048,7 @@ def full_offsets(size: int) -> tuple[int, int, int, int, int]:
     return length, length + nn + 1, length + nn + 2, length + nn + 3, length + nn + 3 + BLOOM_WORDS
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def advance(
     full: np.ndarray,
     out: np.ndarray,
