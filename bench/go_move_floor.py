@@ -60,7 +60,6 @@ def _kernel(rng: random.Random, size: int) -> tuple[int, float]:
             arena = new_arena(frame, keys_at + keys + 1)
             arenas.append(arena)
             result = advance(source, at, arena, size, action, 0, suicide, mode)
-        result = -1 - result
         n, keys, source, at = result & 0xFFFF, (result >> 16) & 0xFFFF, arena, result >> 32
         moves += 1
     return moves, _clock() - start

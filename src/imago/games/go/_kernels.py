@@ -1131,10 +1131,11 @@ def advance_into(
 ) -> int:
     """:func:`advance` from the full array at ``source[at:]`` into the free end of ``arena``
     (memory shared by the positions of one game; ``arena[ARENA_NEXT]`` says where its free part
-    starts, cache-line aligned). Returns ``-1 - (n + (k << 16) + (offset << 32))`` where
-    ``offset`` is where the new full array starts in ``arena``; a status code
-    (``OCCUPIED`` ... ``GAME_OVER``) when the move is refused, or ``NO_ROOM`` when the arena
-    is too full: then ``arena`` is unchanged. ``source`` may be ``arena`` itself.
+    starts, cache-line aligned). Returns ``n + (k << 16) + (offset << 32)``, where ``n`` is the
+    number of legal actions of the new position, ``k`` its number of superko keys and
+    ``offset`` where its full array starts in ``arena`` (so at least ``1 << 32``); or a status
+    code (``OCCUPIED`` ... ``GAME_OVER``) when the move is refused, or ``NO_ROOM`` when the
+    arena is too full: then ``arena`` is unchanged. ``source`` may be ``arena`` itself.
 
     A position takes :func:`object_words` words and then its full array. The first ``n``
     words before the full array's start become the addresses of its ``n`` legal moves, looked
@@ -1159,7 +1160,7 @@ def advance_into(
         for j in range((-1 - result) & 0xFFFF):
             arena[objects + j] = arena[table + arena[legal + j]]
         arena[ARENA_NEXT] = (end + 7) & ~7
-        result -= start << 32
+        return (-1 - result) + (start << 32)
     return result
 
 

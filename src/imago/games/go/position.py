@@ -39,6 +39,7 @@ _KO_MODES: Final = {
 _advance_into: Final = direct(
     K.advance_into, "(int64[::1], int64, int64[::1], int64, int64, int64, boolean, int64)"
 )
+_NO_ROOM: Final = K.NO_ROOM
 _advance_here: Final = direct(K.advance_here, "(int64, int64, int64, int64)")
 _address: Final = direct(K.address, "(int64[::1],)")
 _new_arena_kernel: Final = direct(K.new_arena, "(int64, int64[::1])")
@@ -291,7 +292,8 @@ class GoPosition:
     _previous: GoPosition | None
     _last: Move | None
     _resigned: Color | None
-    _n: int  # the number of legal actions (0 once over), plus the number of superko keys << 16
+    _n: int  # bits 0-15: legal actions (0 once over); 16-31: superko keys (see _keys); above:
+    # nothing to read (a played position keeps all its kernel's answer, see K.advance_into)
     _v: int  # the address of this arena's legal-move words, less 8 * _o (see legal_moves)
 
     game = "go"
@@ -522,21 +524,20 @@ class GoPosition:
         else:
             made = K.OK  # not tried (the kernel never answers OK)
         new = _new(GoPosition)
-        if made < 0:
+        if made > _NO_ROOM:  # made: a new position's legal moves, keys and offset
             new._v = self._v
         else:  # not tried, refused, or no room left in the arena
             if move.is_resign:
                 return self._resign(move, color)
             arena, made = self._advance(move, color, made == K.NO_ROOM)
             new._v = self._v if arena is self._s else _view_base(arena, frame)
-        made = -1 - made
         new._s = arena
         new._o = made >> 32
         new._f = frame
         new._previous = self
         new._last = move
         new._resigned = None
-        new._n = made & 0xFFFFFFFF
+        new._n = made
         return new
 
     def _advance(
@@ -560,9 +561,9 @@ class GoPosition:
         args = (frame.size, action, 0 if color is None else int(color), frame.suicide, frame.mode)
         made = K.NO_ROOM if full else _advance_into(s, self._o, arena, *args)
         if made == K.NO_ROOM:
-            arena = _new_arena(frame, frame.keys_at + (self._n >> 16) + 1, arena.shape[0])
+            arena = _new_arena(frame, frame.keys_at + self._keys() + 1, arena.shape[0])
             made = _advance_into(s, self._o, arena, *args)
-        if made >= 0:
+        if made <= _NO_ROOM:
             raise IllegalMoveError(_REASONS[made], self.format_move(move))
         return arena, made
 
@@ -719,11 +720,15 @@ class GoPosition:
 
     def _full(self) -> npt.NDArray[np.int64]:
         """A copy of the full array: the state, the legal actions and the superko keys."""
-        return self._s[self._o : self._o + self._f.keys_at + (self._n >> 16)].copy()
+        return self._s[self._o : self._o + self._f.keys_at + self._keys()].copy()
+
+    def _keys(self) -> int:
+        """The number of superko keys."""
+        return (self._n >> 16) & 0xFFFF
 
     def _superko_keys(self) -> npt.NDArray[np.int64]:
         start = self._o + self._f.keys_at
-        return self._s[start : start + (self._n >> 16)]
+        return self._s[start : start + self._keys()]
 
     def _status(self, action: int, color: int) -> IllegalReason | None:
         state = self._state()
