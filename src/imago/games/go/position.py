@@ -284,14 +284,14 @@ class GoPosition:
     it, written once by the kernel that makes the position and only read after that.
     """
 
-    __slots__ = ("_f", "_last", "_n", "_o", "_previous", "_resigned", "_s", "_v")
+    __slots__ = ("_f", "_last", "_n", "_o", "_previous", "_s", "_v")
 
     _s: npt.NDArray[np.int64]  # the arena holding this position's full array ...
     _o: int  # ... from here: read it as ``_s[_o + offset]``, never write it
     _f: _Frame
     _previous: GoPosition | None
     _last: Move | None
-    _resigned: Color | None
+    _resigned: Color | None = None  # a game ended by resignation is a _Resigned position
     _n: int  # bits 0-15: legal actions (0 once over); 16-31: superko keys (see _keys); above:
     # nothing to read (a played position keeps all its kernel's answer, see K.advance_into)
     _v: int  # the address of this arena's legal-move words, less 8 * _o (see legal_moves)
@@ -308,13 +308,14 @@ class GoPosition:
         last: Move | None,
         resigned: Color | None = None,
     ) -> GoPosition:
-        self = object.__new__(cls)
+        self = object.__new__(_Resigned if resigned else cls)
         self._s, self._o = _adopt(state, frame)
         self._v = _view_base(self._s, frame)
         self._f = frame
         self._previous = previous
         self._last = last
-        self._resigned = resigned
+        if resigned:
+            self._resigned = resigned  # type: ignore[misc]  # self is a _Resigned
         at = frame.length + frame.nn
         self._n = int(state[at + 2]) << 16 | (0 if resigned else int(state[at + 1]))
         return self
@@ -519,7 +520,7 @@ class GoPosition:
         frame = self._f
         arena = self._s
         action = frame.actions.get(id(move))  # the moves of legal_moves(): no checks needed
-        if action is not None and color is None and self._resigned is None:
+        if action is not None and color is None:
             made = _advance_here(self._v, self._o, frame.code, action)
         else:
             made = K.OK  # not tried (the kernel never answers OK)
@@ -536,7 +537,6 @@ class GoPosition:
         new._f = frame
         new._previous = self
         new._last = move
-        new._resigned = None
         new._n = made
         return new
 
@@ -754,6 +754,17 @@ class GoPosition:
         self._check_point(point)
         who = self.to_play if color is None else color
         return self._status(point.index(self._f.size), int(who))
+
+
+@final
+class _Resigned(GoPosition):  # type: ignore[misc]  # GoPosition is final to users, not to itself
+    """A position after a resignation: the game is over, and its play raises."""
+
+    __slots__ = ("_resigned",)
+    _resigned: Color | None
+
+    def play(self, move: Move, color: Color | None = None) -> GoPosition:
+        raise IllegalMoveError(IllegalReason.GAME_OVER, self.format_move(move))
 
 
 def _restore(
