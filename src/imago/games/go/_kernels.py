@@ -592,32 +592,59 @@ def _drop_repeats(
 def _write_bits(out: np.ndarray, n: int, bits: np.int64, first: int) -> int:
     """Write ``first + i`` for each set bit ``i`` of ``bits`` to ``out[n:]``, ascending; return
     the index after the last one written."""
-    while bits:
-        out[n] = first + trailing_zeros(bits)  # type: ignore[call-arg]  # numba's llvm.cttz
+    while bits:  # (an unsigned index: no test for a negative one, see _atari_heads)
+        out[np.uint64(n)] = first + trailing_zeros(bits)  # type: ignore[call-arg]  # llvm.cttz
         n += 1
         bits &= bits - 1
     return n
 
 
 @njit(cache=True, inline="always")
+def _atari_heads(s: np.ndarray, nn: int, first: int, end: int) -> np.int64:
+    """The bit set of the points ``first`` to ``end - 1`` (at most 64; bit ``p - first``) that
+    head a group in atari (other points' bits mean nothing): the group fields read in order,
+    without a gather. (Indices are unsigned here and in :func:`_point_sets`: numba then does
+    not test each for a negative value, which made these loops twice as long,
+    ``bench/go_legal_probe.py``.)"""
+    u = np.uint64
+    bits = np.int64(0)
+    for q in range(end - first):
+        p = u(first + q)
+        c = s[u(3 * nn) + p]
+        t = s[u(4 * nn) + p]
+        bits |= (np.int64(1) << q) & -np.int64(c * s[u(5 * nn) + p] == t * t)
+    return bits
+
+
+@njit(cache=True, inline="always")
 def _point_sets(
-    s: np.ndarray, nn: int, color: int, first: int, end: int
+    s: np.ndarray,
+    nn: int,
+    color: int,
+    first: int,
+    end: int,
+    atari: np.ndarray | tuple[np.int64, np.int64],
 ) -> tuple[np.int64, np.int64, np.int64]:
     """Bit sets of the points ``first`` to ``end - 1`` (at most 64; bit ``p - first``): the
-    empty points, ``color``'s stones not in atari and the enemy's stones in atari. Every
-    point is read the same way, without a branch."""
+    empty points, ``color``'s stones not in atari and the enemy's stones in atari. ``atari``:
+    :func:`_atari_heads` of each word of the board (a pair on boards up to 128 points, else an
+    array). Every point is read the same way, without a branch."""
+    u = np.uint64
     other = 3 - color
     e_set = safe_set = cap_set = np.int64(0)
-    for p in range(first, end):
+    for q in range(end - first):
+        p = u(first + q)
         v = s[p]
-        g = s[nn + p]
-        c = s[3 * nn + g]
-        t = s[4 * nn + g]
-        atari = c * s[5 * nn + g] == t * t
-        bit = np.int64(1) << (p - first)
+        g = s[u(nn) + p]
+        if isinstance(atari, tuple):
+            word = atari[1] if g >= 64 else atari[0]
+        else:
+            word = atari[u(g >> 6)]
+        in_atari = (word >> (g & 63)) & 1 == 1
+        bit = np.int64(1) << q
         e_set |= bit & -np.int64(v == EMPTY)
-        safe_set |= bit & -np.int64((v == color) & (not atari))
-        cap_set |= bit & -np.int64((v == other) & atari)
+        safe_set |= bit & -np.int64((v == color) & (not in_atari))
+        cap_set |= bit & -np.int64((v == other) & in_atari)
     return e_set, safe_set, cap_set
 
 
@@ -646,8 +673,9 @@ def _legal_small(
     superko = ko_mode != KO_SIMPLE and nkeys > 0
     # bit sets of the board (bit p of (lo, hi)): empty points, own stones not in atari, enemy
     # stones in atari
-    e_lo, safe_lo, cap_lo = _point_sets(s, nn, color, 0, min(nn, 64))
-    e_hi, safe_hi, cap_hi = _point_sets(s, nn, color, 64, nn)
+    atari = (_atari_heads(s, nn, 0, min(nn, 64)), _atari_heads(s, nn, 64, nn))
+    e_lo, safe_lo, cap_lo = _point_sets(s, nn, color, 0, min(nn, 64), atari)
+    e_hi, safe_hi, cap_hi = _point_sets(s, nn, color, 64, nn, atari)
     # the points next to each set: a liberty for a stone played there (an empty point, a friend
     # that keeps one, or an enemy it captures)
     col0_lo = col0_hi = last_lo = last_hi = np.int64(0)
@@ -768,16 +796,19 @@ def _legal_words(
     words = (nn + 63) >> 6
     ko = s[h + F_KO] if s[h + F_KO_COLOR] == color else -1
     superko = ko_mode != KO_SIMPLE and nkeys > 0
-    sets = np.empty(7 * words, dtype=np.int64)
+    sets = np.empty(8 * words, dtype=np.int64)
     src = sets[:words]  # empty points, own stones not in atari, enemy stones in atari
     cap = sets[words : 2 * words]  # enemy stones in atari
     col0 = sets[2 * words : 3 * words]  # the first column
     last = sets[3 * words : 4 * words]  # the last column
     lib = sets[4 * words : 5 * words]  # the points where a stone has a liberty
     take = sets[5 * words : 6 * words]  # the points where a stone captures
-    ok = sets[6 * words :]  # the candidates
+    ok = sets[6 * words : 7 * words]  # the candidates
+    atari = sets[7 * words :]  # the group heads in atari
     for w in range(words):
-        e, safe, c = _point_sets(s, nn, color, 64 * w, min(nn, 64 * w + 64))
+        atari[w] = _atari_heads(s, nn, 64 * w, min(nn, 64 * w + 64))
+    for w in range(words):
+        e, safe, c = _point_sets(s, nn, color, 64 * w, min(nn, 64 * w + 64), atari)
         ok[w] = e
         src[w] = e | safe | c
         cap[w] = c
@@ -1154,11 +1185,12 @@ def advance_into(
         return NO_ROOM
     result = advance(source[at:], arena[start:end], size, action, color, suicide_allowed, ko_mode)
     if result < 0:
-        legal = start + 10 * nn + HEADER
-        objects = start - nn - 1
-        table = arena[ARENA_TABLE]
-        for j in range((-1 - result) & 0xFFFF):
-            arena[objects + j] = arena[table + arena[legal + j]]
+        u = np.uint64  # unsigned indices: no test for negative ones (see _atari_heads)
+        legal = u(start + 10 * nn + HEADER)
+        objects = u(start - nn - 1)
+        table = u(arena[ARENA_TABLE])
+        for j in range(u((-1 - result) & 0xFFFF)):
+            arena[objects + j] = arena[table + u(arena[legal + j])]
         arena[ARENA_NEXT] = (end + 7) & ~7
         return (-1 - result) + (start << 32)
     return result
