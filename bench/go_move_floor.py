@@ -10,9 +10,9 @@ over ``--rounds`` of ``--games`` games each) and their ratios to OpenSpiel's:
   over, as ``imago bench go.openspiel`` times it;
 * ``kernel``: the same moves' work through the kernel entry that :meth:`GoPosition.play` calls
   (a new full array a move, in the arena that positions share, kept for the rest of the game as
-  the positions' history is; the move, the superko check and the next legal-move list), driven
-  by the least Python that can
-  drive it: no position objects, a random index instead of ``random.choice``;
+  the positions' history is; the move, the next legal-move list and its moves' addresses),
+  driven by the least Python that can drive it: no position objects, a random index instead of
+  ``random.choice``;
 * ``openspiel``: ``state.apply_action(choice(state.legal_actions()))`` until the game ends;
 * ``openspiel_index``: the same with a random index instead of ``random.choice``.
 
@@ -44,23 +44,24 @@ _clock = time.thread_time
 def _kernel(rng: random.Random, size: int) -> tuple[int, float]:
     first = new_game(size)
     frame = first._f
-    source = arena = first._s
-    at = first._o
+    arena, view, at, code = first._s, first._v, first._o, frame.code
     length, keys_at, suicide, mode = frame.length, frame.keys_at, frame.suicide, frame.mode
-    advance, new_arena, no_room = go_position._advance_into, go_position._new_arena, K.NO_ROOM
+    advance, no_room = go_position._advance_here, K.NO_ROOM
     arenas = [arena]  # kept, as the positions' history keeps them
     moves = 0
     uniform = rng.random
     start = _clock()
     n, keys = first._n & 0xFFFF, first._n >> 16
     while n:
-        action = source[at + length + int(uniform() * n)]
-        result = advance(source, at, arena, size, action, 0, suicide, mode)
-        if result == no_room:
-            arena = new_arena(frame, keys_at + keys + 1)
+        action = arena[at + length + int(uniform() * n)]
+        result = advance(view, at, code, action)
+        if result == no_room:  # as GoPosition.play: a new arena, twice as large
+            source = arena
+            arena = go_position._new_arena(frame, keys_at + keys + 1, source.shape[0])
             arenas.append(arena)
-            result = advance(source, at, arena, size, action, 0, suicide, mode)
-        n, keys, source, at = result & 0xFFFF, (result >> 16) & 0xFFFF, arena, result >> 32
+            view = go_position._view_base(arena, frame)
+            result = go_position._advance_into(source, at, arena, size, action, 0, suicide, mode)
+        n, keys, at = result & 0xFFFF, (result >> 16) & 0xFFFF, result >> 32
         moves += 1
     return moves, _clock() - start
 

@@ -617,6 +617,15 @@ def _atari_heads(s: np.ndarray, nn: int, first: int, end: int) -> np.int64:
 
 
 @njit(cache=True, inline="always")
+def _word_of(bits: np.ndarray | tuple[np.int64, np.int64], p: int) -> np.int64:
+    """The word of the bit set ``bits`` that holds point ``p`` (a pair: a choice, which keeps
+    the caller's loop free of memory reads)."""
+    if isinstance(bits, tuple):
+        return bits[1] if p >= 64 else bits[0]
+    return bits[np.uint64(p >> 6)]
+
+
+@njit(cache=True, inline="always")
 def _point_sets(
     s: np.ndarray,
     nn: int,
@@ -636,11 +645,7 @@ def _point_sets(
         p = u(first + q)
         v = s[p]
         g = s[u(nn) + p]
-        if isinstance(atari, tuple):
-            word = atari[1] if g >= 64 else atari[0]
-        else:
-            word = atari[u(g >> 6)]
-        in_atari = (word >> (g & 63)) & 1 == 1
+        in_atari = (_word_of(atari, g) >> (g & 63)) & 1 == 1
         bit = np.int64(1) << q
         e_set |= bit & -np.int64(v == EMPTY)
         safe_set |= bit & -np.int64((v == color) & (not in_atari))

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import ctypes
+import sysconfig
+import threading
 from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING, Final, final, overload
@@ -55,16 +57,39 @@ _DIAGRAM: Final = {".": 0, "+": 0, "X": 1, "x": 1, "#": 1, "O": 2, "o": 2}
 
 _TABLES: dict[int, tuple[Move, ...]] = {}
 """The moves of each board size, made once and never dropped: arenas hold their addresses."""
+_TABLES_LOCK: Final = threading.Lock()
+
+
+def _never_freed(moves: tuple[Move, ...]) -> None:
+    """Raise the reference count of each of ``moves`` by ``2 ** 40``, once.
+
+    Arenas hold the moves' addresses, and :class:`LegalMoves` reads them as objects, without
+    references of their own. A numpy array made over a legal-move view (``np.asarray`` shares
+    a ``ctypes`` array's memory) drops a reference from the move an item held each time the
+    item is written: with this margin no program can drop enough to free a move, so such a
+    write changes what that view shows and nothing else. (CPython with the GIL, where the
+    count is an object's first word; the free-threaded build lays objects out otherwise and
+    is left alone.)"""
+    if sysconfig.get_config_var("Py_GIL_DISABLED"):
+        return
+    for move in moves:
+        count = ctypes.c_ssize_t.from_address(id(move))
+        count.value += 1 << 40
 
 
 def moves_table(size: int) -> tuple[Move, ...]:
     """The ``Move`` of every action of a ``size`` board (cached, so moves are shared)."""
     table = _TABLES.get(size)
     if table is None:
-        table = (*(Move.play(Point(*divmod(a, size))) for a in range(size * size)), Move.PASS)
-        _TABLES[size] = table
-        while len(_VIEW_AT) <= len(table):
-            _VIEW_AT.append(_view_type(len(_VIEW_AT)).from_address)
+        with _TABLES_LOCK:  # one table a size, and _VIEW_AT[n] always of n moves
+            table = _TABLES.get(size)
+            if table is None:
+                points = (Point(*divmod(a, size)) for a in range(size * size))
+                table = (*(Move.play(point) for point in points), Move.PASS)
+                _never_freed(table)
+                while len(_VIEW_AT) <= len(table):
+                    _VIEW_AT.append(_view_type(len(_VIEW_AT)).from_address)
+                _TABLES[size] = table
     return table
 
 
@@ -177,7 +202,9 @@ class LegalMoves(_View):
     then ``random.choice`` costs what the same on a tuple costs, and making the tuple would
     cost more than the move. The view holds its position (and so the memory it reads), cannot
     be written, and pickles as its position's ``legal_moves()``. A slice is a list;
-    ``move in moves`` is a binary search.
+    ``move in moves`` is a binary search. (``np.array(moves)`` copies the moves;
+    ``np.asarray(moves)`` shares the view's memory, as for any ``ctypes`` array: writing it
+    would change what this position's views show, and nothing else, see ``_never_freed``.)
     """
 
     _type_ = ctypes.py_object
