@@ -92,10 +92,10 @@ int64_pointer = _int64_pointer_intrinsic()
 """Inside a kernel, ``numba.carray(int64_pointer(address), n)`` is the ``n`` int64 words at
 ``address`` as an array, without an owner (as :data:`borrowed` makes one).
 
-A Python caller can then pass an array it holds as one integer, its address, which numba
-converts in a few nanoseconds where an array argument costs a memory allocation and two
-reference counts each call. Nothing checks the address: use it only for memory the caller
-holds for the whole call and knows the length of."""
+A Python caller can then pass an array it holds as one integer, its address: numba converts
+an integer argument without allocating, where for an array argument it allocates a record of
+its owner and counts references on each call. Nothing checks the address: use it only for
+memory the caller holds for the whole call and knows the length of."""
 
 
 def _move_words_intrinsic() -> Any:
@@ -133,5 +133,5 @@ move_words = _move_words_intrinsic()
 for one-dimensional contiguous arrays of one dtype, as C's ``memmove`` (the parts may
 overlap). numba's own slice assignment allocates when the parts may overlap, and a loop of
 element copies stays a loop of single words (each index may be negative, so LLVM does not
-turn it into a block copy): ``memmove`` copies a 9x9 Go state in a fraction of either's time.
-Nothing is checked: the caller keeps both parts inside their arrays."""
+turn it into a block copy). Nothing is checked: the caller keeps both parts inside their
+arrays."""

@@ -231,3 +231,16 @@ def test_writing_through_a_numpy_array_of_a_view_frees_no_move() -> None:
     copied = np.array(kept.legal_moves())  # a copy: its writes stay in it
     copied[:] = None
     assert list(kept.legal_moves()) == [table[a] for a in actions]
+
+
+def test_a_full_array_adopted_into_a_full_arena_is_refused() -> None:
+    from imago.games.go import _kernels as K
+
+    position = _played(9, 5)
+    full = position._full()
+    arena = go_position._new_arena(position._f, full.shape[0])
+    first = K.adopt(arena, full, 9)
+    assert first > 0 and arena[first : first + full.shape[0]].tolist() == full.tolist()
+    while K.adopt(arena, full, 9) > 0:
+        pass
+    assert K.adopt(arena, full, 9) == -1  # no room: nothing written

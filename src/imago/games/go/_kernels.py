@@ -26,9 +26,13 @@ Kernels in other modules read the board as ``s[p]`` (``0 <= p < nn``), the heade
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numba import carray, njit  # type: ignore[attr-defined]
+from numba.core import types
 from numba.cpython.unsafe.numbers import trailing_zeros
+from numba.extending import overload
 
 from imago.core.kernels import borrowed, int64_pointer, move_words
 from imago.core.rng import rand_below
@@ -552,6 +556,32 @@ def _remakes_history(
     )
 
 
+def _word_of(bits: np.ndarray | tuple[np.int64, np.int64], p: int) -> np.int64:
+    """The word of the bit set ``bits`` (64 points a word: an array, or a pair of words on
+    boards up to 128 points) that holds point ``p``. In kernels a pair is read by a choice,
+    not by an index, which would keep its two words in memory rather than in registers (see
+    the overload below)."""
+    return bits[p >> 6]
+
+
+@overload(_word_of, inline="always")  # type: ignore[misc]
+def _word_of_in_kernels(bits: Any, p: Any) -> Any:  # (numba: the same parameters throughout)
+    # The choice is made by the argument's type while numba compiles the caller: numba's own
+    # ``isinstance`` inside an inlined kernel miscompiled its caller (2x2 superko lists went
+    # wrong), so no kernel here uses it.
+    if isinstance(bits, types.BaseTuple):
+
+        def from_pair(bits: Any, p: Any) -> Any:
+            return bits[0] ^ ((bits[0] ^ bits[1]) & -np.int64(p >= 64))  # no branch
+
+        return from_pair
+
+    def from_words(bits: Any, p: Any) -> Any:
+        return bits[np.uint64(p >> 6)]
+
+    return from_words
+
+
 @njit(cache=True, inline="always")
 def _drop_repeats(
     s: np.ndarray,
@@ -571,16 +601,15 @@ def _drop_repeats(
     n: int,
 ) -> int:
     """Remove from the candidates ``out[out_at:n]`` those that would remake a board of the
-    superko keys; return the new end. ``lib`` / ``take``: bit sets (64 points a word: an
-    array, or a pair of words on small boards) of the points where a stone has a liberty /
-    captures; ``plain``: only captures and suicides can remake a board (see
-    :func:`_beyond_history`). Both legal lists end with it."""
+    superko keys; return the new end. ``lib`` / ``take``: bit sets (see :func:`_word_of`) of
+    the points where a stone has a liberty / captures; ``plain``: only captures and suicides
+    can remake a board (see :func:`_beyond_history`). Both legal lists end with it."""
     side = ZOBRIST_WHITE_TO_PLAY if ko_mode == KO_SITUATIONAL and color == BLACK else 0
     m = out_at
     for j in range(out_at, n):
         p = out[j]
-        captures = (take[p >> 6] >> (p & 63)) & 1 == 1
-        liberty = (lib[p >> 6] >> (p & 63)) & 1 == 1
+        captures = (_word_of(take, p) >> (p & 63)) & 1 == 1
+        liberty = (_word_of(lib, p) >> (p & 63)) & 1 == 1
         out[m] = p
         m += (plain and liberty and not captures) or not _remakes_history(
             s, size, p, color, side, liberty, captures, keys, keys_at, nkeys, bloom_at, own_keys
@@ -604,8 +633,8 @@ def _atari_heads(s: np.ndarray, nn: int, first: int, end: int) -> np.int64:
     """The bit set of the points ``first`` to ``end - 1`` (at most 64; bit ``p - first``) that
     head a group in atari (other points' bits mean nothing): the group fields read in order,
     without a gather. (Indices are unsigned here and in :func:`_point_sets`: numba then does
-    not test each for a negative value, which made these loops twice as long,
-    ``bench/go_legal_probe.py``.)"""
+    not test each for a negative value, a test that kept LLVM from vectorising these loops
+    well; the list's cost before and after: BENCHMARKS.md, "Go rules", "Seventh pass".)"""
     u = np.uint64
     bits = np.int64(0)
     for q in range(end - first):
@@ -614,15 +643,6 @@ def _atari_heads(s: np.ndarray, nn: int, first: int, end: int) -> np.int64:
         t = s[u(4 * nn) + p]
         bits |= (np.int64(1) << q) & -np.int64(c * s[u(5 * nn) + p] == t * t)
     return bits
-
-
-@njit(cache=True, inline="always")
-def _word_of(bits: np.ndarray | tuple[np.int64, np.int64], p: int) -> np.int64:
-    """The word of the bit set ``bits`` that holds point ``p`` (a pair: a choice, which keeps
-    the caller's loop free of memory reads)."""
-    if isinstance(bits, tuple):
-        return bits[1] if p >= 64 else bits[0]
-    return bits[np.uint64(p >> 6)]
 
 
 @njit(cache=True, inline="always")
@@ -1190,15 +1210,38 @@ def advance_into(
         return NO_ROOM
     result = advance(source[at:], arena[start:end], size, action, color, suicide_allowed, ko_mode)
     if result < 0:
-        u = np.uint64  # unsigned indices: no test for negative ones (see _atari_heads)
-        legal = u(start + 10 * nn + HEADER)
-        objects = u(start - nn - 1)
-        table = u(arena[ARENA_TABLE])
-        for j in range(u((-1 - result) & 0xFFFF)):
-            arena[objects + j] = arena[table + u(arena[legal + j])]
+        _write_objects(arena, start, nn, (-1 - result) & 0xFFFF)
         arena[ARENA_NEXT] = (end + 7) & ~7
         return (-1 - result) + (start << 32)
     return result
+
+
+@njit(cache=True, inline="always")
+def _write_objects(arena: np.ndarray, start: int, nn: int, n: int) -> None:
+    """Write the addresses of the ``n`` legal moves of the full array at ``arena[start:]`` in
+    the words in front of it, from the arena's move table (see :data:`ARENA_TABLE`)."""
+    u = np.uint64  # unsigned indices: no test for negative ones (see _atari_heads)
+    legal = u(start + 10 * nn + HEADER)
+    objects = u(start - nn - 1)
+    table = u(arena[ARENA_TABLE])
+    for j in range(u(n)):
+        arena[objects + j] = arena[table + u(arena[legal + j])]
+
+
+@njit(cache=True)
+def adopt(arena: np.ndarray, full: np.ndarray, size: int) -> int:
+    """Put the full array ``full`` (see :func:`finish`) in the free part of ``arena``, with its
+    legal moves' addresses in front of it, as :func:`advance_into` places a position it makes;
+    returns where it starts, or ``-1`` when the arena has no room for it."""
+    nn = size * size
+    start = arena[ARENA_NEXT] + object_words(nn)
+    end = start + full.shape[0]
+    if end > arena.shape[0]:
+        return -1
+    _copy(arena, start, full, 0, full.shape[0])
+    _write_objects(arena, start, nn, full[10 * nn + HEADER + nn + 1])
+    arena[ARENA_NEXT] = (end + 7) & ~7
+    return start
 
 
 @njit(cache=True)

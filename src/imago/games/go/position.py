@@ -111,17 +111,10 @@ def _new_arena(frame: _Frame, words: int, after: int = 0) -> npt.NDArray[np.int6
 
 
 def _adopt(state: npt.NDArray[np.int64], frame: _Frame) -> tuple[npt.NDArray[np.int64], int]:
-    """A new arena holding the full array ``state`` first, with its legal moves' addresses in
-    front of it (as :func:`K.advance_into` writes them); returns the arena and where the full
-    array starts."""
-    n = state.shape[0]
-    arena = _new_arena(frame, n + 64)
-    at = int(arena[K.ARENA_NEXT]) + frame.objects
-    arena[at : at + n] = state
-    legal = state[frame.length : frame.length + int(state[frame.length + frame.nn + 1])]
-    arena[at - frame.nn - 1 : at - frame.nn - 1 + legal.shape[0]] = frame.addresses[legal]
-    arena[K.ARENA_NEXT] = (at + n + 7) & ~7
-    return arena, at
+    """A new arena holding the full array ``state`` first, placed as :func:`K.advance_into`
+    places a position (see :func:`K.adopt`); returns the arena and where the array starts."""
+    arena = _new_arena(frame, state.shape[0] + 64)
+    return arena, int(K.adopt(arena, state, frame.size))
 
 
 def _view_base(arena: npt.NDArray[np.int64], frame: _Frame) -> int:
@@ -141,10 +134,12 @@ class _Frame:
         "actions",
         "addresses",
         "code",
+        "count_at",
         "h",
         "keys_at",
         "length",
         "mode",
+        "nkeys_at",
         "nn",
         "objects",
         "rules",
@@ -158,8 +153,8 @@ class _Frame:
         self.size = size
         self.nn = nn
         self.h = 10 * nn
-        self.length = 10 * nn + K.HEADER
-        self.keys_at = self.length + nn + 3 + K.BLOOM_WORDS
+        # where the parts of a full array start (the kernels own the layout)
+        self.length, self.count_at, self.nkeys_at, _, self.keys_at = K.full_offsets(size)
         self.rules = rules
         self.mode = _KO_MODES[rules.ko]
         self.suicide = rules.suicide_allowed
@@ -343,8 +338,8 @@ class GoPosition:
         self._last = last
         if resigned:
             self._resigned = resigned  # type: ignore[misc]  # self is a _Resigned
-        at = frame.length + frame.nn
-        self._n = int(state[at + 2]) << 16 | (0 if resigned else int(state[at + 1]))
+        legal = 0 if resigned else int(state[frame.count_at])
+        self._n = int(state[frame.nkeys_at]) << 16 | legal
         return self
 
     def __reduce__(self) -> tuple[object, tuple[object, ...]]:
@@ -555,6 +550,11 @@ class GoPosition:
         if made > _NO_ROOM:  # made: a new position's legal moves, keys and offset
             new._v = self._v
         else:  # not tried, refused, or no room left in the arena
+            if not isinstance(move, Move):
+                raise TypeError(
+                    f"play takes a Move, not {move!r}: read a GTP vertex with "
+                    "parse_move('D4'), or play an action index with play_action"
+                )
             if move.is_resign:
                 return self._resign(move, color)
             arena, made = self._advance(move, color, made == K.NO_ROOM)
@@ -573,8 +573,6 @@ class GoPosition:
         """What :meth:`play` does for any move object and colour: the checks, the errors, and
         a new arena when this one is ``full`` (known) or found full. Returns the arena and
         what the kernel returned."""
-        if self._resigned is not None:
-            raise IllegalMoveError(IllegalReason.GAME_OVER, self.format_move(move))
         frame = self._f
         point = move.point
         if point is not None:
