@@ -338,6 +338,11 @@ def loop(
     ray: str = RAY,
     inference: str = INFERENCE,
     ranks: int = RANKS,
+    checkpoint: Path = typer.Option(
+        None,
+        help="Write the run's compact checkpoint to this folder after every generation and "
+        "when stopped (imago rl restore continues the run from it on any machine).",
+    ),
 ) -> None:
     """Run the loop: bootstrap, then rounds of self-play, training, validation, gating (and
     reference matches), until stopped. A new folder is created with --test settings or
@@ -373,7 +378,7 @@ def loop(
     ):
         latest = run_loop(
             folder, config, rounds=rounds, hours=hours, stop=stop, report=report,
-            selfplay=selfplay, pool=pool, ranks=ranks,
+            selfplay=selfplay, pool=pool, ranks=ranks, checkpoint=checkpoint,
         )  # fmt: skip
     best = folder.best()
     console.print(
@@ -563,26 +568,90 @@ def status(run: Path = RUN) -> None:
         + (f", komi {spec.komi:g}, {spec.rules}" if spec.game == "go" else "")
         + f"; best generation {folder.best()}"
     )
+    from imago.rl.stages import compute_used
+
     table = Table(
-        "gen", "games", "train loss", "holdout top-1", "records top-1", "gating", "promoted"
+        "gen",
+        "games",
+        "train loss",
+        "holdout top-1",
+        "records top-1",
+        "records value MSE",
+        "gating",
+        "promoted",
+        "vs gen 0",
     )
     evaluations = {row["generation"]: row for row in folder.metrics("evaluate")}
     trainings = {row["generation"]: row for row in folder.metrics("train")}
     validations = {row["generation"]: row for row in folder.metrics("validate")}
-    for gen in folder.generations():
+    anchored = {
+        row["generation"]: row["scores"]["gen0"]
+        for row in folder.metrics("references")
+        if "gen0" in row.get("scores", {})
+    }
+    for gen in sorted({0, *trainings, *folder.generations()}):
         ev, tr, va = evaluations.get(gen), trainings.get(gen), validations.get(gen)
+        records = va.get("records", {}) if va else {}
+        vs0 = anchored.get(gen)
         table.add_row(
             str(gen),
             str(folder.games_in_round(gen)),
             f"{tr['loss']:.3f}" if tr else "",
             f"{va['holdout']['top1']:.3f}" if va and "holdout" in va else "",
-            f"{va['records']['top1']:.3f}" if va and "records" in va else "",
+            f"{records['top1']:.3f}" if "top1" in records else "",
+            f"{records['value_mse']:.3f}" if "value_mse" in records else "",
             f"{ev['score']:.1%} ({ev['wins']}-{ev['draws']}-{ev['losses']})"
             if ev and "score" in ev
             else "",
             "yes" if ev and ev.get("promoted") else "",
+            f"{vs0['score']:.1%} [{vs0['low']:.1%}, {vs0['high']:.1%}] of {vs0['games']}"
+            if vs0
+            else "",
         )
     console.print(table)
+    used = compute_used(folder)
+    console.print(
+        f"compute: {used['cpu_hours']:.2f} CPU-hours, {used['wall_hours']:.2f} hours of "
+        f"machines ({used['gpu_hours']:.2f} with a GPU)"
+    )
+
+
+@rl_app.command("checkpoint")
+def checkpoint(
+    run: Path = RUN,
+    to: Path = typer.Argument(..., help="The checkpoint folder to write (replaced whole)."),
+) -> None:
+    """Write the run's compact checkpoint: the newest and the anchor networks (float16), the
+    trainer's state, the settings, the metrics, and the training window as game records with
+    their search statistics (see imago.rl.checkpoint). A few MB: small enough to commit."""
+    from imago.rl.checkpoint import write
+
+    folder, _ = _folder(run)
+    with _errors():
+        written = write(folder, to)
+    console.print(
+        f"checkpoint {to}: generation {written.generation} (promoted {written.best}), rounds "
+        f"{', '.join(map(str, written.rounds))}: {written.games:,} games, "
+        f"{written.examples:,} examples, {written.bytes / 1e6:.2f} MB"
+    )
+
+
+@rl_app.command("restore")
+def restore(
+    checkpoint: Path = typer.Argument(..., help="A checkpoint written by imago rl checkpoint."),
+    run: Path = typer.Argument(..., help="The run folder to make (new or empty)."),
+) -> None:
+    """Make a run folder from a checkpoint (the example files rebuilt by replaying the games),
+    ready for imago rl loop to continue the run."""
+    from imago.rl.checkpoint import restore as make
+
+    with _errors():
+        made = make(checkpoint, run)
+    console.print(
+        f"run {run}: generation {made.generation} (promoted {made.best}), "
+        f"{made.games:,} games and {made.examples:,} examples rebuilt; continue it with "
+        f"`imago rl loop {run} --checkpoint {checkpoint}`"
+    )
 
 
 def register(app: typer.Typer) -> None:

@@ -12,7 +12,11 @@ from imago.rl.selfplay import GameSpec, SelfPlayConfig
 
 @dataclass(frozen=True, slots=True)
 class EvalConfig:
-    """Gating: the new network against the best, promoted at ``gate`` (or by SPRT)."""
+    """Gating: the new network against the best, promoted at ``gate`` (or by SPRT).
+
+    ``games=0`` turns gating off: every new generation is promoted as soon as it is trained
+    (continuous training, as KataGo and Leela Chess Zero do), and the run is measured against
+    fixed anchors instead (:attr:`ReferenceConfig.anchors`)."""
 
     games: int = 40
     simulations: int = 100
@@ -24,12 +28,21 @@ class EvalConfig:
     """Random opening moves, the same for both games of a colour-swapped pair."""
     jobs: int = 1
 
+    def __post_init__(self) -> None:
+        if self.games < 0:
+            raise ValueError("evaluation.games must be >= 0 (0: no gate)")
+
 
 @dataclass(frozen=True, slots=True)
 class ReferenceConfig:
-    """Fixed opponents every ``every`` generations, for an Elo curve (``label=spec`` each)."""
+    """Fixed opponents every ``every`` generations, for an Elo curve (``label=spec`` each),
+    and fixed generations of the run itself (``anchors``)."""
 
     opponents: tuple[str, ...] = ()
+    anchors: tuple[int, ...] = ()
+    """Generations of this run that each measured generation also plays (``0``: the network
+    the run started from, the anchor its Elo curve is measured against), at the same
+    simulations."""
     games: int = 20
     simulations: int = 200
     every: int = 1

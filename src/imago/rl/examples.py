@@ -32,6 +32,28 @@ from imago.records.tree import Game, GameNode
 from imago.rl.folder import CHUNK_PREFIX, GAME_PREFIX, RunFolder, merge_games, read_infos
 from imago.rl.selfplay import FinishedGame, GameSpec
 
+POLICY_COUNTS = 1023
+"""Self-play's move distributions are kept as whole counts out of about this many, as visit
+counts are (a probability below 1/2046 counts 0): the training target is the counts over
+their sum in float16, and the counts themselves (``target_counts``) compress to a fraction
+of the float16 values, which is what lets a run's compact checkpoint keep its window
+(:mod:`imago.rl.checkpoint`)."""
+
+
+def policy_counts(targets: npt.NDArray[np.floating[Any]]) -> npt.NDArray[np.uint16]:
+    """``targets`` (rows of move probabilities) as whole counts (:data:`POLICY_COUNTS`)."""
+    return np.rint(np.asarray(targets, dtype=np.float64) * POLICY_COUNTS).astype(np.uint16)
+
+
+def policy_from_counts(counts: npt.NDArray[np.integer[Any]]) -> npt.NDArray[np.float16]:
+    """The training targets of rows of counts: each row over its sum, in float16 (the same
+    bits on every machine)."""
+    values = np.asarray(counts, dtype=np.float64)
+    shares: npt.NDArray[np.float16] = (
+        values / np.maximum(values.sum(axis=-1, keepdims=True), 1.0)
+    ).astype(np.float16)
+    return shares
+
 
 def worker_name() -> str:
     """A name for this process's files, unique across machines sharing a folder."""
@@ -113,18 +135,20 @@ def game_arrays(
         planes = features.encode(Positions(boards, to_play, legal))
         played = record.example_actions
         results, margins, searched, solved = _value_targets(record, to_play, size * size, exact)
+        counts = policy_counts(np.stack(record.targets))
         arrays = ShardArrays(
             pack_rows(planes),
             pack_rows(legal),
             np.asarray(played, dtype=np.int16),
             np.asarray(results, dtype=np.int8),
             np.zeros(n, dtype=np.int32),
-            np.stack(record.targets).astype(np.float16),
+            policy_from_counts(counts),
             np.asarray(margins, dtype=np.float16),
             np.asarray(searched, dtype=np.float16),
         )
     else:
         bits = features.planes * size * size
+        counts = np.zeros((0, size * size + 1), dtype=np.uint16)
         arrays = ShardArrays(
             np.zeros((0, (bits + 7) // 8), dtype=np.uint8),
             np.zeros((0, (size * size + 8) // 8), dtype=np.uint8),
@@ -144,13 +168,17 @@ def game_arrays(
             "score": record.score,
             "resigned": record.resigned,
             "examples": n,
+            "example_moves": record.example_moves,
             "exact_examples": solved,
             "full_searches": record.full_searches,
             "fast_searches": record.fast_searches,
             "values": [round(v, 4) for v in record.values],
         }
     ]
-    return arrays, {"infos": np.frombuffer(json.dumps(infos).encode(), dtype=np.uint8)}
+    return arrays, {
+        "infos": np.frombuffer(json.dumps(infos).encode(), dtype=np.uint8),
+        "target_counts": counts,
+    }
 
 
 def result_text(info: dict[str, Any]) -> str:

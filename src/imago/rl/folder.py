@@ -257,6 +257,13 @@ def count_games(path: Path) -> int:
         return 0
 
 
+def read_counts(path: Path) -> npt.NDArray[np.uint16] | None:
+    """The move distributions of an example file as whole counts (``None`` in files written
+    before they were kept: see :data:`imago.rl.examples.POLICY_COUNTS`)."""
+    with np.load(path, allow_pickle=False) as data:
+        return data["target_counts"] if "target_counts" in data.files else None
+
+
 def read_infos(path: Path) -> list[dict[str, Any]]:
     """The game records (moves, result, ...) an example file holds."""
     with np.load(path, allow_pickle=False) as data:
@@ -280,6 +287,9 @@ def merge_games(files: list[Path], target: Path) -> ShardArrays:
         "sources": np.array([p.name for p in files]),
         "infos": np.frombuffer(json.dumps(infos).encode(), dtype=np.uint8),
     }
+    counts = [read_counts(path) for path in files]
+    if all(part is not None for part in counts):
+        extras["target_counts"] = np.concatenate(counts)  # type: ignore[arg-type]
     write_shard(target, merged, extras)
     for path in files:
         path.unlink(missing_ok=True)

@@ -4,6 +4,8 @@
 * ``strength.png``: each generation's gating score against the best, and its Elo against the
   fixed references with error bars (maximum likelihood over every reference game, as
   ``imago ratings`` fits them);
+* ``compute.png``: each generation's Elo against generation 0 (measured directly, with its
+  interval) by the CPU-hours the run had spent to make it;
 * ``selfplay.png``: self-play speed (positions evaluated per second) and game length.
 
 Needs matplotlib (the ``plot`` or ``nn`` extra); without it nothing is drawn.
@@ -19,23 +21,28 @@ from imago.rl.folder import RunFolder
 
 
 def reference_elo(folder: RunFolder) -> dict[int, tuple[float, float]]:
-    """Each generation's Elo (and its standard error) from all reference games, anchored on
-    the ``random`` player when it took part (else on the references' mean)."""
-    from imago.arena.match import MatchFolder
-    from imago.arena.ratings import fit_ratings
-    from imago.arena.tournament import pair_results
+    """Each generation's Elo (and its standard error) from all reference games in the metrics
+    log, anchored on generation 0 when it took part (:attr:`ReferenceConfig.anchors
+    <imago.rl.config.ReferenceConfig.anchors>`), else on the ``random`` player, else on the
+    references' mean."""
+    from imago.arena.ratings import PairResult, fit_ratings
 
-    records: list[Any] = []
-    refs = folder.root / "refs"
-    if not refs.is_dir():
+    pairs = [
+        PairResult(
+            f"gen{row['generation']}",
+            label,
+            s["wins"],
+            s["draws"],
+            s["games"] - s["wins"] - s["draws"],
+        )
+        for row in folder.metrics("references")
+        for label, s in row.get("scores", {}).items()
+        if "wins" in s  # rows logged before the counts were kept have only the score
+    ]
+    if not pairs:
         return {}
-    for match in sorted(p for p in refs.glob("*/*") if (p / "match.json").is_file()):
-        records.extend(MatchFolder(match).records().values())
-    if not records:
-        return {}
-    pairs = pair_results(records)
     names = {name for pair in pairs for name in (pair.a, pair.b)}
-    anchor = "random" if "random" in names else None
+    anchor = next((name for name in ("gen0", "random") if name in names), None)
     try:
         ratings = fit_ratings(pairs, anchor=anchor, prior_draws=1.0)
     except ValueError:
@@ -45,6 +52,40 @@ def reference_elo(folder: RunFolder) -> dict[int, tuple[float, float]]:
         for name in ratings.players
         if name.startswith("gen") and name[3:].isdigit()
     }
+
+
+def anchor_curve(folder: RunFolder) -> list[tuple[float, float, float, float]]:
+    """``(cumulative CPU-hours, Elo, low, high)`` of each generation measured against
+    generation 0 directly (its 95 % interval, within :data:`ELO_BOUND`), by the CPU-hours
+    the run had spent when it was made."""
+    hours: dict[int, float] = {}
+    total = 0.0
+    for row in folder.metrics("compute"):
+        total += float(row.get("cpu_s", 0)) / 3600
+        hours[int(row["generation"])] = total
+    curve = []
+    for row in folder.metrics("references"):
+        score = row.get("scores", {}).get("gen0")
+        generation = int(row["generation"])
+        if score is None or generation not in hours or "elo" not in score:
+            continue
+        sign = 1.0 if score["score"] > 0.5 else -1.0
+        elo = _bounded(score["elo"], sign)
+        low, high = _bounded(score["elo_low"], -1.0), _bounded(score["elo_high"], 1.0)
+        curve.append((hours[generation], elo, low, high))
+    return curve
+
+
+ELO_BOUND = 800.0
+"""Where a score of 0 % or 100 % (an infinite Elo difference) is drawn."""
+
+
+def _bounded(elo: float | None, infinite: float) -> float:
+    """``elo`` within :data:`ELO_BOUND`; ``None`` (infinite) at the bound of sign
+    ``infinite``."""
+    if elo is None:
+        return infinite * ELO_BOUND
+    return max(-ELO_BOUND, min(ELO_BOUND, float(elo)))
 
 
 def plot_run(folder: RunFolder) -> list[Path]:
@@ -61,6 +102,7 @@ def plot_run(folder: RunFolder) -> list[Path]:
     for name, draw in (
         ("training", _training),
         ("strength", _strength),
+        ("compute", _compute),
         ("selfplay", _selfplay),
     ):
         figure, axes = plt.subplots(1, 2, figsize=(11, 4))
@@ -119,7 +161,7 @@ def _training(folder: RunFolder, axes: Any) -> bool:
 
 
 def _strength(folder: RunFolder, axes: Any) -> bool:
-    gating = folder.metrics("evaluate")
+    gating = [row for row in folder.metrics("evaluate") if "score" in row]  # no gate: none
     elo = reference_elo(folder)
     if not gating and not elo:
         return False
@@ -138,7 +180,24 @@ def _strength(folder: RunFolder, axes: Any) -> bool:
         g = sorted(elo)
         right.errorbar(g, [elo[x][0] for x in g], yerr=[elo[x][1] for x in g], fmt="o-", capsize=3)
     right.set_xlabel("generation")
-    right.set_title("Elo against the references (anchor: random)")
+    right.set_title("Elo against the references (anchor: generation 0, else random)")
+    return True
+
+
+def _compute(folder: RunFolder, axes: Any) -> bool:
+    curve = anchor_curve(folder)
+    if not curve:
+        return False
+    left, right = axes
+    x = [point[0] for point in curve]
+    elo = [point[1] for point in curve]
+    below = [point[1] - point[2] for point in curve]
+    above = [point[3] - point[1] for point in curve]
+    left.errorbar(x, elo, yerr=[below, above], fmt="o-", capsize=3)
+    left.axhline(0.0, linestyle="--", color="grey")
+    left.set_xlabel("CPU-hours")
+    left.set_title("Elo against generation 0 (95%), by compute")
+    right.set_axis_off()
     return True
 
 

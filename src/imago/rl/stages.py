@@ -364,6 +364,11 @@ def evaluate(
         raise RunError("no promoted network to gate against")
     if best == generation:
         return {"generation": generation, "promoted": True, "note": "already the best"}
+    if config.evaluation.games == 0:
+        folder.promote(generation, "no gate: every generation is promoted")
+        return folder.log(
+            "evaluate", generation=generation, against=best, promoted=True, gated=False
+        )
     settings = _match_settings(config, config.evaluation.opening_plies)
     candidate = Player(
         f"gen{generation}", az_spec(folder, generation, config.evaluation.simulations)
@@ -453,20 +458,25 @@ def references(
     stop: StopFlag | None = None,
     report: Report = _quiet,
 ) -> dict[str, Any]:
-    """``generation`` against each fixed reference (``label=spec``), each an ``imago match``
-    folder under ``refs/``; returns (and logs) the scores."""
+    """``generation`` against each fixed reference (``label=spec``) and each anchor generation
+    of the run (``anchors``, played at the same simulations), each an ``imago match`` folder
+    under ``refs/``; returns (and logs) the scores."""
     from imago.arena.match import Player, match_schedule, run_games
     from imago.arena.stats import score_interval
 
     refs = config.references
     done = [row for row in folder.metrics("references") if row.get("generation") == generation]
-    if done or not refs.opponents:
+    opponents = [Player.parse(text) for text in refs.opponents] + [
+        Player(f"gen{anchor}", az_spec(folder, anchor, refs.simulations))
+        for anchor in refs.anchors
+        if anchor != generation
+    ]
+    if done or not opponents:
         return done[-1] if done else {}
     settings = _match_settings(config, refs.opening_plies)
     hero = Player(f"gen{generation}", az_spec(folder, generation, refs.simulations))
     scores: dict[str, Any] = {}
-    for text in refs.opponents:
-        opponent = Player.parse(text)
+    for opponent in opponents:
         schedule = match_schedule(hero, opponent, refs.games, alternate=True)
         played = {"n": 0}
 
@@ -491,9 +501,14 @@ def references(
         interval = score_interval(wins, draws, len(records) - wins - draws)
         scores[opponent.label] = {
             "games": len(records),
+            "wins": wins,
+            "draws": draws,
             "score": interval.score,
             "low": interval.low,
             "high": interval.high,
+            "elo": _finite(interval.elo),
+            "elo_low": _finite(interval.elo_low),
+            "elo_high": _finite(interval.elo_high),
         }
     return folder.log("references", generation=generation, scores=scores)
 
@@ -514,16 +529,19 @@ def loop(
     selfplay: bool = True,
     pool: Any = None,
     ranks: int = 1,
+    checkpoint: Path | None = None,
 ) -> int:
     """Run rounds (bootstrap -> self-play -> train -> validate -> evaluate -> references) until
     ``rounds`` more generations exist, ``hours`` have passed or ``stop`` is set; returns the
     newest generation. ``selfplay=False``: only train (self-play workers elsewhere fill the
     rounds; the trainer waits for them). ``pool``: self-play workers elsewhere
     (:class:`imago.rl.workers.SelfPlayPool`); ``ranks``: train data-parallel on this many
-    processes."""
+    processes; ``checkpoint``: write the run's compact checkpoint there after every
+    generation (:mod:`imago.rl.checkpoint`)."""
     from imago.rl.validate import validate
 
     halt = Deadline(None if hours is None else time.time() + 3600 * hours, stop)
+    clock = ComputeClock(folder)
     latest = bootstrap(folder, config, report)
     if selfplay:
         merged = merge_leftovers(folder, latest, config.spec)
@@ -552,5 +570,77 @@ def loop(
         from imago.rl.plots import plot_run
 
         plot_run(folder)
+        clock.log(new)
+        if checkpoint is not None:
+            _write_checkpoint(folder, checkpoint, report)
         latest = new
+    if halt.is_set():
+        clock.log(latest)  # the round under way
+        if checkpoint is not None:
+            _write_checkpoint(folder, checkpoint, report)
     return latest
+
+
+def _write_checkpoint(folder: RunFolder, target: Path, report: Report) -> None:
+    from imago.rl.checkpoint import write
+
+    written = write(folder, target)
+    report(
+        "checkpoint",
+        1,
+        1,
+        f"generation {written.generation}, {written.games} games: {written.bytes / 1e6:.1f} MB",
+    )
+
+
+class ComputeClock:
+    """Logs the compute each generation took (``compute`` rows of ``metrics.jsonl``: CPU and
+    wall seconds of this process and its finished children, the machine), so that a run
+    continued on many machines adds up its CPU-hours (:func:`compute_used`)."""
+
+    def __init__(self, folder: RunFolder) -> None:
+        self.folder = folder
+        self._cpu = _cpu_seconds()
+        self._wall = time.time()
+
+    def log(self, generation: int) -> dict[str, Any]:
+        import socket
+
+        cpu, wall = _cpu_seconds(), time.time()
+        row = self.folder.log(
+            "compute",
+            generation=generation,
+            cpu_s=round(cpu - self._cpu, 1),
+            wall_s=round(wall - self._wall, 1),
+            host=socket.gethostname(),
+            cores=_cores(),
+            gpu=_has_gpu(),
+        )
+        self._cpu, self._wall = cpu, wall
+        return row
+
+
+def compute_used(folder: RunFolder) -> dict[str, float]:
+    """The run's compute so far, from its ``compute`` rows: CPU-hours, wall hours, and wall
+    hours on machines with a GPU."""
+    rows = folder.metrics("compute")
+    return {
+        "cpu_hours": sum(float(r.get("cpu_s", 0)) for r in rows) / 3600,
+        "wall_hours": sum(float(r.get("wall_s", 0)) for r in rows) / 3600,
+        "gpu_hours": sum(float(r.get("wall_s", 0)) for r in rows if r.get("gpu")) / 3600,
+    }
+
+
+def _cpu_seconds() -> float:
+    import resource
+
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def _has_gpu() -> bool:
+    import sys
+
+    torch = sys.modules.get("torch")
+    return bool(torch is not None and torch.cuda.is_available())

@@ -1,0 +1,183 @@
+"""A run's compact checkpoint: written, restored on a "new machine" (another folder), and the
+restored run trains on exactly the examples the original would have."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from imago.nn.dataset import read_shard, unpack, write_shard
+from imago.rl import checkpoint
+from imago.rl.config import LoopConfig, smoke_config
+from imago.rl.folder import RunFolder
+from imago.rl.plots import anchor_curve, reference_elo
+from imago.rl.selfplay import GameSpec
+from imago.rl.stages import (
+    bootstrap,
+    compute_used,
+    gather,
+    init,
+    load_listed,
+    loop,
+    self_play,
+    train,
+)
+
+
+def _config(game: str, size: int, **changes: object) -> LoopConfig:
+    config = smoke_config(GameSpec(game, size))
+    return config.with_changes({"holdout_fraction": 0.25, **changes})
+
+
+def _two_rounds(run: Path, config: LoopConfig) -> RunFolder:
+    """A run with generation 1 trained and round 1 half played."""
+    folder = RunFolder(run)
+    init(folder, config)
+    bootstrap(folder, config)
+    self_play(folder, config, worker="first")
+    assert train(folder, config) == 1
+    self_play(folder, config, games=4, worker="second")
+    return folder
+
+
+def _next_batch(folder: RunFolder, config: LoopConfig, step: int) -> dict[str, np.ndarray]:
+    """The batch the trainer of the next generation draws at ``step`` (as
+    :func:`imago.nn.rl_train.train_steps` draws it), unpacked."""
+    latest = folder.latest()
+    assert latest is not None
+    files, window = load_listed(lambda: gather(folder, config, latest))
+    rng = np.random.default_rng([config.train.seed, latest + 1, step])
+    rows = np.sort(rng.integers(0, len(window), size=config.train.batch_size))
+    batch = unpack(window.take(rows), 4, config.spec.size)  # legal4: 4 planes
+    return {name: getattr(batch, name) for name in batch.__dataclass_fields__} | {
+        "files": np.array([path.name for path in files])
+    }
+
+
+@pytest.mark.parametrize(("game", "size"), [("go", 7), ("othello", 6)])
+def test_a_restored_run_draws_the_same_next_training_batches(
+    tmp_path: Path, game: str, size: int
+) -> None:
+    config = _config(game, size)
+    original = _two_rounds(tmp_path / "run", config)
+    written = checkpoint.write(original, tmp_path / "checkpoint")
+    assert written.generation == 1 and written.rounds == (0, 1)
+    assert written.games == original.games_in_round(0) + original.games_in_round(1)
+    # the checkpoint is a fraction of the run's example files
+    examples = sum(p.stat().st_size for p in (tmp_path / "run").rglob("*.npz"))
+    window = sum(p.stat().st_size for p in (tmp_path / "checkpoint" / "window").iterdir())
+    assert window < examples / 2
+
+    shutil.copytree(tmp_path / "checkpoint", tmp_path / "elsewhere")  # a new machine
+    restored = RunFolder(tmp_path / "new")
+    made = checkpoint.restore(tmp_path / "elsewhere", restored.root)
+    assert (made.generation, made.games, made.examples) == (1, written.games, written.examples)
+    assert restored.latest() == 1 and restored.best() == original.best()
+    for round_ in (0, 1):
+        assert restored.games_in_round(round_) == original.games_in_round(round_)
+        for holdout in (False, True):
+            names = [p.name for p in original.example_files(round_, holdout)]
+            assert [p.name for p in restored.example_files(round_, holdout)] == names
+    for step in (0, 7):
+        before, after = _next_batch(original, config, step), _next_batch(restored, config, step)
+        assert before.keys() == after.keys()
+        for name in before:
+            assert np.array_equal(before[name], after[name]), name
+    # the restored run goes on: its next generation trains from the kept network and trainer
+    assert restored.checkpoint_path.is_file()
+    assert train(restored, config) == 2
+    assert {row["event"] for row in restored.metrics()} >= {"bootstrap", "train", "restore"}
+
+
+def test_a_checkpoint_keeps_the_anchor_the_newest_and_the_promoted_networks(
+    tmp_path: Path,
+) -> None:
+    import torch
+
+    from imago.nn.store import load_model
+
+    config = _config("othello", 6)
+    folder = _two_rounds(tmp_path / "run", config)
+    folder.promote(0, "a test: the promoted network is older than the newest")
+    checkpoint.write(folder, tmp_path / "checkpoint")
+    manifest = checkpoint.read_manifest(tmp_path / "checkpoint")
+    assert manifest["models"] == [0, 1] and manifest["promoted"] == 0
+    kept = load_model(tmp_path / "checkpoint" / "models" / "000001.pt")
+    full = load_model(folder.model_path(1))
+    for name, tensor in full.net.state_dict().items():
+        if tensor.is_floating_point():  # float16 on disk, the original rounded
+            assert torch.equal(kept.net.state_dict()[name], tensor.half().float()), name
+    saved = torch.load(tmp_path / "checkpoint" / "trainer.pt", weights_only=True)
+    momenta = [s["momentum_buffer"] for s in saved["optimizer"]["state"].values()]
+    assert momenta and all(m.dtype == torch.float16 for m in momenta)
+
+
+def test_a_damaged_or_foreign_checkpoint_is_refused_and_makes_no_run(tmp_path: Path) -> None:
+    config = _config("othello", 6)
+    folder = _two_rounds(tmp_path / "run", config)
+    target = tmp_path / "checkpoint"
+    checkpoint.write(folder, target)
+    window = sorted((target / "window").iterdir())[0]
+    data = bytearray(window.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    window.write_bytes(bytes(data))
+    with pytest.raises(checkpoint.CheckpointError, match="damaged"):
+        checkpoint.restore(target, tmp_path / "new")
+    assert not (tmp_path / "new").exists()
+    with pytest.raises(checkpoint.CheckpointError, match="no checkpoint"):
+        checkpoint.restore(tmp_path / "run", tmp_path / "new")
+    manifest = json.loads((target / "checkpoint.json").read_text())
+    (target / "checkpoint.json").write_text(json.dumps({**manifest, "format": "other"}))
+    with pytest.raises(checkpoint.CheckpointError, match="not an imago run checkpoint"):
+        checkpoint.restore(target, tmp_path / "new")
+    assert not (tmp_path / "new").exists()
+
+
+def test_examples_that_replaying_does_not_give_back_are_not_checkpointed(
+    tmp_path: Path,
+) -> None:
+    config = _config("go", 7)
+    folder = _two_rounds(tmp_path / "run", config)
+    target = tmp_path / "checkpoint"
+    checkpoint.write(folder, target)
+    before = (target / "checkpoint.json").read_bytes()
+    path = folder.example_files(0)[0]
+    arrays = read_shard(path)
+    arrays.planes[0, 0] ^= 1  # a stone that the game's moves do not put there
+    with np.load(path) as data:
+        extras = {key: data[key] for key in data.files if key in ("infos", "sources")}
+    write_shard(path, arrays, extras)
+    with pytest.raises(checkpoint.CheckpointError, match="does not give its examples back"):
+        checkpoint.write(folder, target)
+    assert (target / "checkpoint.json").read_bytes() == before  # the old checkpoint stands
+    assert {p.name for p in tmp_path.iterdir()} == {"run", "checkpoint"}  # no staging left
+
+
+def test_the_loop_without_a_gate_promotes_measures_against_the_anchor_and_checkpoints(
+    tmp_path: Path,
+) -> None:
+    config = _config(
+        "othello", 6, **{"evaluation.games": 0, "references.anchors": [0], "references.games": 2}
+    )
+    folder = RunFolder(tmp_path / "run")
+    init(folder, config)
+    assert loop(folder, config, rounds=2, checkpoint=tmp_path / "checkpoint") == 2
+    assert folder.best() == 2
+    assert [row["gated"] for row in folder.metrics("evaluate")] == [False, False]
+    anchored = [row["scores"]["gen0"] for row in folder.metrics("references")]
+    assert len(anchored) == 2 and all(s["games"] == 2 for s in anchored)
+    assert all({"wins", "draws", "elo", "elo_low", "elo_high"} <= s.keys() for s in anchored)
+    assert reference_elo(folder)[0][0] == 0.0  # generation 0 is the Elo curve's anchor
+    used = compute_used(folder)
+    assert used["cpu_hours"] > 0 and used["wall_hours"] > 0
+    assert len(anchor_curve(folder)) == 2
+    assert checkpoint.read_manifest(tmp_path / "checkpoint")["generation"] == 2
+
+
+def test_a_negative_number_of_gating_games_is_refused() -> None:
+    with pytest.raises(ValueError, match=r"evaluation\.games"):
+        _config("othello", 6, **{"evaluation.games": -1})
