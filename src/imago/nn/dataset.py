@@ -16,6 +16,9 @@ margin     float16 ``(n,)``            optional: the game's final margin for the
                                        move, over the board's area, in ``[-1, 1]`` (self-play)
 searched   float16 ``(n,)``            optional: the search's value of the position for the
                                        player to move, in ``[-1, 1]`` (self-play)
+ownership  int8 ``(n, N*N)``           optional: who owned each point when the game ended, for
+                                       the player to move: 1 own, -1 the opponent's, 0 neither
+                                       (self-play; KataGo's ownership target)
 =========  ==========================  =========================================================
 
 A writer may add other arrays (self-play keeps its games' moves and results there); readers
@@ -67,6 +70,7 @@ class ShardArrays:
     target: npt.NDArray[np.float16] | None = None
     margin: npt.NDArray[np.float16] | None = None
     searched: npt.NDArray[np.float16] | None = None
+    ownership: npt.NDArray[np.int8] | None = None
 
     def __len__(self) -> int:
         return int(self.policy.shape[0])
@@ -78,6 +82,7 @@ class ShardArrays:
             raise DatasetError("cannot join shards with and without move distributions")
         margins = [p.margin for p in parts]
         searched = [p.searched for p in parts]
+        owners = [p.ownership for p in parts]
         return ShardArrays(
             np.concatenate([p.planes for p in parts]),
             np.concatenate([p.legal for p in parts]),
@@ -89,6 +94,7 @@ class ShardArrays:
             # written has none, and a trainer that needs them says so
             None if any(m is None for m in margins) else np.concatenate(margins),  # type: ignore[arg-type]
             None if any(v is None for v in searched) else np.concatenate(searched),  # type: ignore[arg-type]
+            None if any(o is None for o in owners) else np.concatenate(owners),  # type: ignore[arg-type]
         )
 
     def take(self, index: npt.NDArray[np.integer]) -> ShardArrays:
@@ -101,6 +107,7 @@ class ShardArrays:
             None if self.target is None else self.target[index],
             None if self.margin is None else self.margin[index],
             None if self.searched is None else self.searched[index],
+            None if self.ownership is None else self.ownership[index],
         )
 
 
@@ -121,6 +128,8 @@ def write_shard(
         fields["margin"] = arrays.margin
     if arrays.searched is not None:
         fields["searched"] = arrays.searched
+    if arrays.ownership is not None:
+        fields["ownership"] = arrays.ownership
     with atomic_path(path, suffix=".npz") as tmp:
         np.savez_compressed(tmp, **{**(extras or {}), **fields})  # type: ignore[arg-type]
 
@@ -138,6 +147,7 @@ def read_shard(path: Path) -> ShardArrays:
                 data["target"] if "target" in data.files else None,
                 data["margin"] if "margin" in data.files else None,
                 data["searched"] if "searched" in data.files else None,
+                data["ownership"] if "ownership" in data.files else None,
             )
     except (OSError, KeyError, ValueError, EOFError) as error:
         raise DatasetError(f"cannot read shard {path}: {error}") from None
@@ -146,8 +156,9 @@ def read_shard(path: Path) -> ShardArrays:
 @dataclass(frozen=True, slots=True)
 class Batch:
     """Unpacked arrays for training: planes as float32 ``(B, P, N, N)``, legal as bool, the
-    move distribution to learn (when the shard has one) as float32 ``(B, A)``, and the games'
-    final margins and the search's values (when it has them) as float32 ``(B,)``."""
+    move distribution to learn (when the shard has one) as float32 ``(B, A)``, the games'
+    final margins and the search's values (when it has them) as float32 ``(B,)``, and the
+    final ownership (when it has it) as float32 ``(B, N*N)``."""
 
     planes: npt.NDArray[np.float32]
     legal: npt.NDArray[np.bool_]
@@ -156,6 +167,7 @@ class Batch:
     target: npt.NDArray[np.float32] | None = None
     margin: npt.NDArray[np.float32] | None = None
     searched: npt.NDArray[np.float32] | None = None
+    ownership: npt.NDArray[np.float32] | None = None
 
 
 class Dataset:
@@ -241,6 +253,7 @@ def unpack(arrays: ShardArrays, planes: int, size: int) -> Batch:
         None if arrays.target is None else arrays.target.astype(np.float32),
         None if arrays.margin is None else arrays.margin.astype(np.float32),
         None if arrays.searched is None else arrays.searched.astype(np.float32),
+        None if arrays.ownership is None else arrays.ownership.astype(np.float32),
     )
 
 

@@ -80,6 +80,10 @@ class ResNetConfig:
     """Fully convolutional heads with global pooling: the network plays any board size."""
     head_filters: int = 32
     """Channels of the pooled heads (``pool`` only)."""
+    ownership: bool = False
+    """An ownership head (KataGo's auxiliary target): who owns each point when the game ends,
+    in ``[-1, 1]`` for the player to move. Only training reads it (:class:`WithOwnership`);
+    playing asks for the policy and the value alone."""
     kind: str = "resnet"
 
 
@@ -178,6 +182,7 @@ class Net(nn.Module):
     """A network from ``(batch, planes, N, N)`` inputs to ``(policy logits, value or None)``."""
 
     has_value: bool = False
+    has_ownership: bool = False
     size_free: bool = False
     """Whether the network plays every board size (no layer depends on it)."""
 
@@ -282,13 +287,19 @@ class ResNet(Net):
         self.value_conv = _conv_bn(f, 1, 1)
         self.value_hidden = nn.Linear(size * size, config.value_hidden)
         self.value_out = nn.Linear(config.value_hidden, 1)
+        _add_ownership_head(self, config)
 
-    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor | None]:
-        trunk = self.blocks(self.stem(x))
+    def trunk(self, x: torch.Tensor) -> torch.Tensor:
+        return self.blocks(self.stem(x))  # type: ignore[no-any-return]
+
+    def heads(self, trunk: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         policy = self.policy_out(self.policy_conv(trunk).flatten(1))
         hidden = torch.relu(self.value_hidden(self.value_conv(trunk).flatten(1)))
         value = torch.tanh(self.value_out(hidden)).squeeze(1)
         return policy, value
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor | None]:
+        return self.heads(self.trunk(x))
 
 
 def _global_pool(x: torch.Tensor) -> torch.Tensor:
@@ -320,9 +331,15 @@ class PooledResNet(Net):
         self.value_conv = _conv_bn(f, h, 1)
         self.value_hidden = nn.Linear(3 * h, config.value_hidden)
         self.value_out = nn.Linear(config.value_hidden, 1)
+        _add_ownership_head(self, config)
+
+    def trunk(self, x: torch.Tensor) -> torch.Tensor:
+        return self.blocks(self.stem(x))  # type: ignore[no-any-return]
 
     def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor | None]:
-        trunk = self.blocks(self.stem(x))
+        return self.heads(self.trunk(x))
+
+    def heads(self, trunk: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         pooled = _global_pool(self.policy_pooled(trunk))
         points = self.policy_conv(trunk) + self.policy_bias(pooled)[:, :, None, None]
         points = self.policy_points(torch.relu(self.policy_norm(points))).flatten(1)
@@ -330,6 +347,31 @@ class PooledResNet(Net):
         hidden = torch.relu(self.value_hidden(_global_pool(self.value_conv(trunk))))
         value = torch.tanh(self.value_out(hidden)).squeeze(1)
         return policy, value
+
+
+def _add_ownership_head(net: Net, config: ResNetConfig) -> None:
+    """A 1x1 convolution of the trunk to one plane, when ``config`` asks for it."""
+    if config.ownership:
+        net.ownership_out = nn.Conv2d(config.filters, 1, 1)
+        net.has_ownership = True
+
+
+class WithOwnership(nn.Module):
+    """A network with an ownership head, seen as one that answers ``(policy logits, value,
+    ownership)`` with the ownership ``(batch, N*N)`` in ``[-1, 1]``: the module training
+    calls (and data-parallel training wraps) when it teaches ownership."""
+
+    def __init__(self, net: Net) -> None:
+        super().__init__()
+        if not net.has_ownership:
+            raise ModelError("the network has no ownership head")
+        self.net = net
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        trunk = self.net.trunk(x)  # type: ignore[operator]
+        policy, value = self.net.heads(trunk)  # type: ignore[operator]
+        ownership = torch.tanh(self.net.ownership_out(trunk)).flatten(1)  # type: ignore[operator]
+        return policy, value, ownership
 
 
 def build_net(config: ArchConfig, planes: int, size: int) -> Net:

@@ -61,6 +61,11 @@ class StepsConfig:
     value differs position by position). 0 is AlphaZero's target. From the shipped 8x8 Othello
     network, 0.5 trained a weaker next generation than 0 did (BENCHMARKS.md, "What a generation
     learns"): at a Gumbel root the mean over visits is not the value of the best move."""
+    ownership_weight: float = 0.0
+    """The weight of the ownership loss (KataGo's auxiliary target: who owns each point when
+    the game ends, 81 targets a 9x9 position where the result gives one). Above 0 the run's
+    network gets an ownership head (added to a bootstrap network that lacks one) and learns
+    it from the examples' final ownership; KataGo weighs it 1.5. 0: no ownership head."""
     warmup_steps: int = 0
     """Linear warm-up of the learning rate at the start of each generation's steps."""
     augment: bool = True
@@ -77,6 +82,8 @@ class StepsConfig:
             weight = getattr(self, name)
             if not 0.0 <= weight <= 1.0:
                 raise ValueError(f"{name} is a share, 0 to 1 (got {weight})")
+        if self.ownership_weight < 0:
+            raise ValueError(f"ownership_weight must be >= 0 (got {self.ownership_weight})")
 
     def steps_for(self, new_positions: int) -> int:
         """The steps of a generation whose newest round added ``new_positions``."""
@@ -93,6 +100,7 @@ class StepsConfig:
             weight_decay=self.weight_decay,
             batch_size=self.batch_size,
             value_weight=self.value_weight,
+            ownership_weight=self.ownership_weight,
             warmup_steps=self.warmup_steps,
             schedule="constant",
             seed=self.seed,
@@ -107,6 +115,7 @@ def check_targets(window: ShardArrays, config: StepsConfig) -> None:
     wanted = (
         ("score_weight", config.score_weight, window.margin, "final margins"),
         ("search_weight", config.search_weight, window.searched, "the search's values"),
+        ("ownership_weight", config.ownership_weight, window.ownership, "final ownership"),
     )
     for name, weight, array, what in wanted:
         if weight > 0 and array is None:
@@ -237,9 +246,21 @@ def _train(
     spec, net = loaded.spec, loaded.net
     if window.planes.shape[1] * 8 < spec.feature_set.planes * spec.size * spec.size:
         raise ValueError("the examples do not hold the model's feature planes")
+    if config.ownership_weight > 0 and not net.has_ownership:
+        raise ValueError(
+            f"{start_model} has no ownership head for ownership_weight to train (a run adds "
+            "one to its first network when its settings have ownership_weight above 0)"
+        )
     optimizer = _optimizer(net, train_config)
     step = 0
-    sums = {"loss": 0.0, "policy_loss": 0.0, "value_loss": 0.0, "top1": 0.0, "positions": 0}
+    sums = {
+        "loss": 0.0,
+        "policy_loss": 0.0,
+        "value_loss": 0.0,
+        "ownership_loss": 0.0,
+        "top1": 0.0,
+        "positions": 0,
+    }
     if checkpoint.is_file():
         saved = safe_load(checkpoint, device)
         if saved.get("format") == CHECKPOINT_FORMAT:
@@ -248,14 +269,18 @@ def _train(
             if int(saved["tag"]) == tag:
                 net.load_state_dict(saved["model"]["state_dict"])
                 step = int(saved["step"])
-                sums = json.loads(saved["sums"])
+                sums = {"ownership_loss": 0.0, **json.loads(saved["sums"])}
     amp_dtype = _amp_dtype(train_config, device)
     net.train()
-    model = net
+    model: Any = net
+    if config.ownership_weight > 0:
+        from imago.nn.models import WithOwnership
+
+        model = WithOwnership(net)
     if world > 1:
         from imago.nn import parallel
 
-        model = parallel.wrap(net, device)
+        model = parallel.wrap(model, device)
     started = time.perf_counter()
 
     def save() -> None:
@@ -293,19 +318,26 @@ def _train(
         sym = int(rng.integers(0, 8)) if config.augment else 0
         for group in optimizer.param_groups:
             group["lr"] = lr_at(train_config, step, step / config.steps)
-        policy_loss, correct, value_loss = _train_step(
+        losses = _train_step(
             model, optimizer, None, batch, sym, spec.size, device, amp_dtype, train_config
         )
         step += 1
         n = len(rows)
-        part = [policy_loss * n, value_loss * n, float(correct), float(n)]
+        part = [
+            losses.policy_loss * n,
+            losses.value_loss * n,
+            losses.ownership_loss * n,
+            float(losses.correct),
+            float(n),
+        ]
         if world > 1:
             part = parallel.summed(part)
         sums["policy_loss"] += part[0]
         sums["value_loss"] += part[1]
-        sums["loss"] += part[0] + config.value_weight * part[1]
-        sums["top1"] += part[2]
-        sums["positions"] += int(part[3])
+        sums["ownership_loss"] += part[2]
+        sums["loss"] += part[0] + config.value_weight * part[1] + config.ownership_weight * part[2]
+        sums["top1"] += part[3]
+        sums["positions"] += int(part[4])
         if on_step is not None:
             on_step(step, config.steps, sums["loss"] / sums["positions"])
         if step % config.checkpoint_every == 0 and step < config.steps:
@@ -329,6 +361,7 @@ def _train(
         "loss": sums["loss"] / positions,
         "policy_loss": sums["policy_loss"] / positions,
         "value_loss": sums["value_loss"] / positions,
+        "ownership_loss": sums["ownership_loss"] / positions,
         "move_top1": sums["top1"] / positions,
         "seconds": time.perf_counter() - started,
         "window": len(window),
@@ -347,25 +380,34 @@ def initial_model(
     seed: int,
     start: Path | None = None,
     score_weight: float = 0.0,
+    ownership: bool = False,
 ) -> dict[str, Any]:
     """Write a run's first network to ``path``: the model ``start`` (checked to be a dual-head
     network for ``game`` on a ``size`` board; its values keep the meaning they were trained
     with), or random weights of ``arch`` on ``features`` seeded by ``seed``, marked as valued
     with ``score_weight`` (the run's: its searches value finished games so from the first
-    round). Returns what it is (size name, feature set, parameters)."""
+    round); with ``ownership``, with an ownership head (a new one, seeded by ``seed``, where
+    ``start`` has none). Returns what it is (size name, feature set, parameters)."""
     import torch
 
-    from imago.nn.models import ModelError, parameter_count, parse_arch
+    from imago.nn.models import ModelError, ResNetConfig, parameter_count, parse_arch
     from imago.nn.store import ModelSpec, load_model, save_model
 
+    torch.manual_seed(seed)
     if start is not None:
         loaded = load_model(start, game=game, size=size)
         net, spec = loaded.net, loaded.spec
         score_weight = float(loaded.info.get("score_weight", 0.0))
+        if ownership and not net.has_ownership:
+            net, spec = _with_ownership_head(net, spec)
     else:
-        torch.manual_seed(seed)
-        spec = ModelSpec(game, size, features, parse_arch(arch))
+        arch_config = parse_arch(arch)
+        if ownership and isinstance(arch_config, ResNetConfig):
+            arch_config = replace(arch_config, ownership=True)
+        spec = ModelSpec(game, size, features, arch_config)
         net = spec.build()
+    if ownership and not net.has_ownership:
+        raise ModelError(f"{start or arch} cannot have an ownership head (a bBcC network can)")
     if not net.has_value:
         raise ModelError(
             f"{start or arch} has no value head: self-play needs a dual-head network (bBcC)"
@@ -373,6 +415,21 @@ def initial_model(
     source = str(start) if start else "random"
     save_model(path, net, spec, {"source": source, "seed": seed, "score_weight": score_weight})
     return {"arch": spec.name, "features": spec.features, "parameters": parameter_count(net)}
+
+
+def _with_ownership_head(net: Any, spec: Any) -> tuple[Any, Any]:
+    """``net`` with a new ownership head (its other weights kept) and its spec."""
+    from imago.nn.models import ModelError, ResNetConfig
+    from imago.nn.store import ModelSpec
+
+    if not isinstance(spec.arch, ResNetConfig):
+        raise ModelError(f"a {spec.name} network cannot have an ownership head (bBcC can)")
+    grown = ModelSpec(spec.game, spec.size, spec.features, replace(spec.arch, ownership=True))
+    bigger = grown.build()
+    missing, unexpected = bigger.load_state_dict(net.state_dict(), strict=False)
+    if unexpected or any(not key.startswith("ownership_out.") for key in missing):
+        raise ModelError(f"the {spec.name} network's weights do not fit one with ownership")
+    return bigger, grown
 
 
 def evaluate_examples(

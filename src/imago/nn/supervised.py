@@ -22,7 +22,7 @@ import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -65,6 +65,9 @@ class TrainConfig:
     augment: bool = True
     """A random board symmetry per batch."""
     value_weight: float = 1.0
+    ownership_weight: float = 0.0
+    """The weight of the ownership head's loss (squared error over the points, averaged), for
+    networks that have one and examples that carry final ownership (self-play's)."""
     val_limit: int | None = 50_000
     """Validation positions evaluated each epoch (a fixed subset; ``None``: all)."""
     threads: int | None = None
@@ -244,7 +247,7 @@ def train_supervised(
             lr = lr_at(config, state.global_step, progress(), warmup)
             for group in optimizer.param_groups:
                 group["lr"] = lr
-            loss, correct, _ = _train_step(
+            loss, correct, _, _ = _train_step(
                 net, optimizer, scaler, batch, sym, spec.size, device, amp_dtype, config
             )
             state.stats.positions += len(rows)
@@ -345,6 +348,16 @@ def _to_tensors(batch: Batch, sym: int, size: int, device: Any) -> tuple[Any, An
     )
 
 
+class StepLosses(NamedTuple):
+    """What one optimiser step measured."""
+
+    policy_loss: float
+    correct: int
+    """Positions whose most likely move (by the network) is the move played."""
+    value_loss: float
+    ownership_loss: float
+
+
 def _train_step(
     net: Any,
     optimizer: Any,
@@ -355,8 +368,10 @@ def _train_step(
     device: Any,
     amp_dtype: Any,
     config: TrainConfig,
-) -> tuple[float, int, float]:
-    """One optimiser step: ``(policy loss, moves predicted, value loss)``."""
+) -> StepLosses:
+    """One optimiser step. ``net`` answers ``(logits, value)``, or ``(logits, value,
+    ownership)`` (:class:`imago.nn.models.WithOwnership`), whose ownership then learns the
+    batch's (``config.ownership_weight``)."""
     import torch
     import torch.nn.functional as F
 
@@ -365,8 +380,8 @@ def _train_step(
     with torch.autocast(
         device.type, dtype=amp_dtype or torch.float32, enabled=amp_dtype is not None
     ):
-        logits, value = net(x)
-    logits = logits.float()
+        outputs = net(x)
+    logits, value = outputs[0].float(), outputs[1]
     if distribution is None:
         loss = F.cross_entropy(logits, target)
     else:  # cross-entropy with the search's move distribution
@@ -376,6 +391,11 @@ def _train_step(
     if value is not None:
         value_loss = F.mse_loss(value.float(), z)
         total = loss + config.value_weight * value_loss
+    ownership_loss = torch.zeros(())
+    if len(outputs) > 2:
+        owned = _ownership_tensor(batch, sym, size, device)
+        ownership_loss = F.mse_loss(outputs[2].float(), owned)
+        total = total + config.ownership_weight * ownership_loss
     if scaler is not None:
         scaler.scale(total).backward()
         scaler.step(optimizer)
@@ -384,7 +404,23 @@ def _train_step(
         total.backward()  # type: ignore[no-untyped-call]
         optimizer.step()
     correct = int((logits.argmax(dim=1) == target).sum())
-    return float(loss.detach()), correct, float(value_loss.detach())
+    return StepLosses(
+        float(loss.detach()), correct, float(value_loss.detach()), float(ownership_loss.detach())
+    )
+
+
+def _ownership_tensor(batch: Batch, sym: int, size: int, device: Any) -> Any:
+    """The batch's final ownership ``(B, N*N)``, seen through board symmetry ``sym``."""
+    import torch
+
+    from imago.games.symmetry import gather_table
+
+    if batch.ownership is None:
+        raise ValueError("the examples carry no final ownership to teach the ownership head")
+    owned = batch.ownership
+    if sym:
+        owned = owned[..., gather_table(sym, size)[:-1]]
+    return torch.from_numpy(np.ascontiguousarray(owned)).to(device)
 
 
 def _validation_subset(dataset: Dataset, config: TrainConfig) -> ShardArrays | None:

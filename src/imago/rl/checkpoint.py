@@ -51,7 +51,7 @@ import numpy.typing as npt
 from imago.core.files import atomic_path
 from imago.nn.dataset import ShardArrays, atomic_write_json, pack_rows, read_shard, write_shard
 from imago.nn.features import FeatureSet, Positions, feature_set
-from imago.rl.examples import policy_from_counts
+from imago.rl.examples import ownership_for, policy_from_counts
 from imago.rl.folder import (
     CHUNK_PREFIX,
     RunError,
@@ -61,7 +61,7 @@ from imago.rl.folder import (
     read_counts,
     read_infos,
 )
-from imago.rl.selfplay import GameSpec
+from imago.rl.selfplay import GameSpec, final_owners
 
 FORMAT = "imago-rl-checkpoint"
 VERSION = 1
@@ -170,11 +170,7 @@ def _window_file(
         arrays = read_shard(path)
         games = read_infos(path)
         rebuilt = rebuild_examples(games, spec, features)
-        if not (
-            np.array_equal(rebuilt.planes, arrays.planes)
-            and np.array_equal(rebuilt.legal, arrays.legal)
-            and np.array_equal(rebuilt.game, arrays.game)
-        ):
+        if not _same_examples(rebuilt, arrays):
             raise CheckpointError(f"replaying the games of {path} does not give its examples back")
         counts = read_counts(path)
         if (
@@ -202,6 +198,7 @@ def _window_file(
         "names": np.array([path.name for path in files]),
         "file_rows": np.array([len(part) for part in parts], dtype=np.int64),
         "file_games": np.array([len(games) for games in infos], dtype=np.int64),
+        "file_owned": np.array([part.ownership is not None for part in parts]),
         "records": _json_bytes({"infos": infos, "sources": sources}),
         "policy": joined.policy,
         "value": joined.value,
@@ -209,6 +206,23 @@ def _window_file(
         "searched": joined.searched,
         "counts": np.concatenate(targets),
     }
+
+
+def _same_examples(rebuilt: ShardArrays, stored: ShardArrays) -> bool:
+    """Whether replaying gave back the stored planes, legal moves, game numbers and (where the
+    file has it) final ownership."""
+    same = (
+        np.array_equal(rebuilt.planes, stored.planes)
+        and np.array_equal(rebuilt.legal, stored.legal)
+        and np.array_equal(rebuilt.game, stored.game)
+    )
+    if stored.ownership is None:
+        return same
+    return (
+        same
+        and rebuilt.ownership is not None
+        and np.array_equal(rebuilt.ownership, stored.ownership)
+    )
 
 
 def _save_half(source: Path, out: Path) -> None:
@@ -348,8 +362,14 @@ def _restore_window(
     target_dir = folder.examples_dir(round_, holdout)
     target_dir.mkdir(parents=True, exist_ok=True)
     row = legal_at = 0
-    for name, rows, infos, sources in zip(
-        window["names"], window["file_rows"], records["infos"], records["sources"], strict=True
+    owned = window.get("file_owned", np.zeros(len(window["names"]), dtype=np.bool_))
+    for name, rows, infos, sources, has_ownership in zip(
+        window["names"],
+        window["file_rows"],
+        records["infos"],
+        records["sources"],
+        owned,
+        strict=True,
     ):
         rebuilt = rebuild_examples(infos, spec, features)
         if len(rebuilt) != rows:
@@ -368,6 +388,7 @@ def _restore_window(
             policy_from_counts(counts),
             window["margin"][part],
             window["searched"][part],
+            rebuilt.ownership if has_ownership else None,
         )
         extras: dict[str, npt.NDArray[Any]] = {
             "infos": _json_bytes(infos),
@@ -387,12 +408,13 @@ def _restore_window(
 def rebuild_examples(
     infos: list[dict[str, Any]], spec: GameSpec, features: FeatureSet
 ) -> ShardArrays:
-    """The feature planes, legal-move masks and game numbers of the examples of ``infos`` (the
-    game records of one example file, in order), made by replaying each game's moves; the
-    other columns are left empty (zeros)."""
+    """The feature planes, legal-move masks, game numbers and final ownership of the examples
+    of ``infos`` (the game records of one example file, in order), made by replaying each
+    game's moves; the other columns are left empty (zeros)."""
     planes: list[npt.NDArray[np.uint8]] = []
     legal: list[npt.NDArray[np.uint8]] = []
     game: list[npt.NDArray[np.int32]] = []
+    owned: list[npt.NDArray[np.int8]] = []
     for index, info in enumerate(infos):
         if "example_moves" not in info:
             raise CheckpointError(
@@ -402,16 +424,19 @@ def rebuild_examples(
         moves = [int(m) for m in info["example_moves"]]
         if not moves:
             continue
-        boards, to_play, masks = _replay(spec, features.history, info["actions"], moves)
-        planes.append(pack_rows(features.encode(Positions(boards, to_play, masks))))
-        legal.append(pack_rows(masks))
+        replayed = _replay(spec, features.history, info["actions"], moves)
+        positions = Positions(replayed.boards, replayed.to_play, replayed.legal)
+        planes.append(pack_rows(features.encode(positions)))
+        legal.append(pack_rows(replayed.legal))
         game.append(np.full(len(moves), index, dtype=np.int32))
+        owned.append(ownership_for(replayed.owners, replayed.to_play))
     size = spec.size
     if not planes:
         bits = features.planes * size * size
         planes = [np.zeros((0, (bits + 7) // 8), dtype=np.uint8)]
         legal = [np.zeros((0, (size * size + 8) // 8), dtype=np.uint8)]
         game = [np.zeros(0, dtype=np.int32)]
+        owned = [np.zeros((0, size * size), dtype=np.int8)]
     n = sum(len(part) for part in game)
     return ShardArrays(
         np.concatenate(planes),
@@ -419,34 +444,42 @@ def rebuild_examples(
         np.zeros(n, dtype=np.int16),
         np.zeros(n, dtype=np.int8),
         np.concatenate(game),
+        ownership=np.concatenate(owned),
     )
 
 
-def _replay(
-    spec: GameSpec, history: int, actions: list[int], moves: list[int]
-) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.int8], npt.NDArray[np.bool_]]:
-    """The boards (newest first), colour to move and legal mask before each move of
-    ``moves`` (ascending move numbers) of a game played as ``actions``, as self-play's batch
-    saw them."""
+@dataclass(frozen=True, slots=True)
+class _Replayed:
+    """What replaying a game gives: before each example move its boards (newest first),
+    colour to move and legal mask, as self-play's batch saw them; and who owned each point at
+    the end (:func:`imago.rl.selfplay.final_owners`)."""
+
+    boards: npt.NDArray[np.int8]
+    to_play: npt.NDArray[np.int8]
+    legal: npt.NDArray[np.bool_]
+    owners: npt.NDArray[np.int8]
+
+
+def _replay(spec: GameSpec, history: int, actions: list[int], moves: list[int]) -> _Replayed:
+    """Replay a game played as ``actions`` (see :class:`_Replayed`), ``moves`` the ascending
+    move numbers of its examples."""
     batch = spec.new_batch(1, history, 0)
     size = spec.size
     boards = np.zeros((len(moves), history, size, size), dtype=np.int8)
     to_play = np.zeros(len(moves), dtype=np.int8)
     masks = np.zeros((len(moves), size * size + 1), dtype=np.bool_)
-    wanted = iter(enumerate(moves))
-    k, move = next(wanted)
+    at = {move: k for k, move in enumerate(moves)}
+    if len(at) != len(moves) or any(not 0 <= m <= len(actions) for m in moves):
+        raise CheckpointError("a game record names example moves out of order or past its end")
     for number in range(len(actions) + 1):
-        while move == number:
+        k = at.get(number)
+        if k is not None:
             boards[k] = batch.boards[0][:history].reshape(history, size, size)
             to_play[k] = batch.to_play()[0]
             masks[k] = batch.legal_mask()[0]
-            k, move = next(wanted, (k + 1, -1))
-        if move < 0 or number == len(actions):
-            break
-        batch.step_strict(np.array([actions[number]]))
-    if k != len(moves):
-        raise CheckpointError(f"a game record names example move {move}, past its end")
-    return boards, to_play, masks
+        if number < len(actions):
+            batch.step_strict(np.array([actions[number]]))
+    return _Replayed(boards, to_play, masks, final_owners(batch, 0))
 
 
 # -- helpers ---------------------------------------------------------------------------------------

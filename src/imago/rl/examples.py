@@ -55,6 +55,16 @@ def policy_from_counts(counts: npt.NDArray[np.integer[Any]]) -> npt.NDArray[np.f
     return shares
 
 
+def ownership_for(
+    owners: npt.NDArray[np.int8], to_play: npt.NDArray[np.integer[Any]]
+) -> npt.NDArray[np.int8]:
+    """The ownership target of each example: ``owners`` (0 neither, 1 Black, 2 White) seen by
+    its player to move (``to_play``: 1 or 2): 1 own, -1 the opponent's, 0 neither."""
+    colour = np.asarray(to_play, dtype=np.int8)[:, None]
+    owned = np.asarray(owners, dtype=np.int8)[None, :]
+    return np.where(owned == 0, 0, np.where(owned == colour, 1, -1)).astype(np.int8)
+
+
 def worker_name() -> str:
     """A name for this process's files, unique across machines sharing a folder."""
     host = socket.gethostname().split(".")[0].replace("-", "") or "host"
@@ -136,6 +146,7 @@ def game_arrays(
         played = record.example_actions
         results, margins, searched, solved = _value_targets(record, to_play, size * size, exact)
         counts = policy_counts(np.stack(record.targets))
+        assert record.owners is not None
         arrays = ShardArrays(
             pack_rows(planes),
             pack_rows(legal),
@@ -145,6 +156,7 @@ def game_arrays(
             policy_from_counts(counts),
             np.asarray(margins, dtype=np.float16),
             np.asarray(searched, dtype=np.float16),
+            ownership_for(record.owners, to_play),
         )
     else:
         bits = features.planes * size * size
@@ -158,6 +170,7 @@ def game_arrays(
             np.zeros((0, size * size + 1), dtype=np.float16),
             np.zeros(0, dtype=np.float16),
             np.zeros(0, dtype=np.float16),
+            np.zeros((0, size * size), dtype=np.int8),
         )
     infos = [
         {

@@ -151,6 +151,9 @@ class FinishedGame:
     targets: list[npt.NDArray[np.float32]] = field(default_factory=list)
     values: list[float] = field(default_factory=list)
     """The search's win rate for the player to move at each example."""
+    owners: npt.NDArray[np.int8] | None = None
+    """Who owned each point (``N*N``: 0 neither, 1 Black, 2 White) when the game ended
+    (:func:`final_owners`)."""
     full_searches: int = 0
     fast_searches: int = 0
 
@@ -167,6 +170,18 @@ class FinishedGame:
             return float(self.outcome_for(color))
         lead = self.score if color == int(Color.BLACK) else -self.score
         return float(np.clip(lead / area, -1.0, 1.0))
+
+
+def final_owners(batch: GoBatch | OthelloBatch, g: int) -> npt.NDArray[np.int8]:
+    """Who owns each point of game ``g`` as it stands (``N*N``: 0 neither, 1 Black, 2 White):
+    in Go by area, every stone alive (as self-play counts a game that ended by passes); in
+    Othello the discs. Self-play's ownership targets are these owners at a game's end (for a
+    resigned game, as it stood when its player resigned)."""
+    if isinstance(batch, GoBatch):
+        from imago.games.go.scoring import area_owners
+
+        return area_owners(batch.position(g)).reshape(-1)
+    return batch.board(g).reshape(-1).astype(np.int8)
 
 
 @dataclass(slots=True)
@@ -428,6 +443,7 @@ class SelfPlay:
         slot = self._slots[g]
         assert slot is not None and slot.record is not None
         record = slot.record
+        record.owners = final_owners(self.batch, g)
         if resigned:
             record.winner = 3 - record.resigned
             record.score = 0.0

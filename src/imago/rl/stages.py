@@ -89,6 +89,7 @@ def bootstrap(folder: RunFolder, config: LoopConfig, report: Report = _quiet) ->
         seed=config.seed,
         start=Path(config.bootstrap) if config.bootstrap else None,
         score_weight=config.train.score_weight,
+        ownership=config.train.ownership_weight > 0,
     )
     export_onnx(path, folder.model_path(0, ".onnx"))
     folder.write_lineage(

@@ -136,6 +136,20 @@ def area_counts(position: GoPosition, dead: Iterable[Point] = ()) -> tuple[int, 
     return counts[1], counts[2]
 
 
+def area_owners(position: GoPosition, dead: Iterable[Point] = ()) -> npt.NDArray[np.int8]:
+    """Who owns each point by area after taking ``dead`` stones off, as ``(size, size)`` (row 0
+    at the top): 1 Black, 2 White (a stone, or an empty region that only that colour's stones
+    border), 0 neither (a region both colours border, or an empty board). Their counts are
+    :func:`area_counts`; self-play's ownership targets are these owners at a game's end."""
+    board = _Board(position, dead)
+    owners = list(board.cells)
+    for region, touches in board.regions():
+        if touches in (1, 2):
+            for p in region:
+                owners[p] = touches
+    return np.array(owners, dtype=np.int8).reshape(position.size, position.size)
+
+
 def territory_counts(position: GoPosition, dead: Iterable[Point] = ()) -> tuple[int, int]:
     """Territory counts ``(black, white)``: surrounded empty points not in or beside a seki,
     plus captures, plus the opponent's ``dead`` stones."""
