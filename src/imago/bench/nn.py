@@ -21,6 +21,17 @@ def throughput(config: BenchConfig) -> list[Figure]:
     return [Figure(*m) for m in measure_throughput(config.quick)]
 
 
+@benchmark(
+    "nn.peak",
+    "the shipped 9x9 Go and 8x8 Othello networks at self-play's batch: FLOP/s and their share "
+    "of a float32 matrix product's on the same core",
+)
+def peak_share(config: BenchConfig) -> list[Figure]:
+    from imago.nn.throughput import measure_peak_share
+
+    return [Figure(*m) for m in measure_peak_share(config.quick)]
+
+
 def _guided_positions(size: int = 9) -> list[GameState]:
     """The start and a middle-game position (30 moves of a seeded random game)."""
     from imago.agents import Limit, make_agent

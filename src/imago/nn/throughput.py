@@ -142,3 +142,105 @@ def _onnx_rate(
         options.intra_op_num_threads = threads
         session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
         return _rate(lambda: session.run(None, {"planes": x}), len(x), seconds)
+
+
+def flops_per_position(net: Any, planes: int, size: int) -> int:
+    """Floating-point operations of one forward pass for one position: two per multiply-add of
+    every convolution and dense layer (what dominates a residual network's work; batch norms,
+    activations and softmax are left out)."""
+    import torch
+
+    total = 0
+
+    def count(module: Any, inputs: Any, output: Any) -> None:
+        nonlocal total
+        if isinstance(module, torch.nn.Conv2d):
+            per_output = (
+                module.in_channels // module.groups * module.kernel_size[0] * module.kernel_size[1]
+            )
+            total += 2 * per_output * output.numel()
+        elif isinstance(module, torch.nn.Linear):
+            total += 2 * module.in_features * module.out_features * output.shape[0]
+
+    hooks = [m.register_forward_hook(count) for m in net.modules()]
+    try:
+        with torch.no_grad():
+            net.eval()
+            net(torch.zeros(1, planes, size, size))
+    finally:
+        for hook in hooks:
+            hook.remove()
+    return total
+
+
+def sgemm_flops(seconds: float, n: int = 512) -> float | None:
+    """The arithmetic rate a tuned float32 kernel reaches on this core: FLOP per CPU second of
+    ``n x n`` matrix products in ONNX Runtime (one thread), the practical peak that self-play's
+    network, run by the same library, is measured against (``None`` without onnxruntime).
+    Not torch's: the MKL behind it takes slower paths on some CPUs (AMD's, here)."""
+    try:
+        import onnxruntime as ort
+    except ImportError:
+        return None
+    import numpy as np
+    from onnx import TensorProto, helper, numpy_helper
+
+    rng = np.random.default_rng(0)
+    right = numpy_helper.from_array(rng.random((n, n), dtype=np.float32), "B")
+    shape = [n, n]
+    graph = helper.make_graph(
+        [helper.make_node("MatMul", ["A", "B"], ["C"])],
+        "sgemm",
+        [helper.make_tensor_value_info("A", TensorProto.FLOAT, shape)],
+        [helper.make_tensor_value_info("C", TensorProto.FLOAT, shape)],
+        [right],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = 1
+    session = ort.InferenceSession(
+        model.SerializeToString(), options, providers=["CPUExecutionProvider"]
+    )
+    left = rng.random((n, n), dtype=np.float32)
+    rate = _rate(lambda: session.run(None, {"A": left}), 1, seconds)
+    return rate * 2.0 * n**3
+
+
+def measure_peak_share(quick: bool) -> list[Measurement]:
+    """The shipped 9x9 Go and 8x8 Othello networks' inference at self-play's batch (128,
+    ONNX Runtime, one thread) as FLOP/s, and as a share of :func:`sgemm_flops` on the same
+    core: how much of this CPU's float32 arithmetic self-play's network gets (nothing without
+    onnxruntime)."""
+    import torch
+
+    from imago.nn.shipped import shipped_model
+    from imago.nn.store import load_model, save_model
+
+    seconds = 0.5 if quick else 2.0
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        peak = sgemm_flops(seconds)
+        if peak is None:
+            return []
+        figures = [Measurement("nn.peak.sgemm_gflops", peak / 1e9, "GFLOP/cpu-s", "ORT MatMul 512")]
+        for game, size in (("go", 9), ("othello", 8)):
+            loaded = load_model(shipped_model(game, size))
+            net, spec = loaded.net, loaded.spec
+            planes = spec.feature_set.planes
+            flops = flops_per_position(net, planes, size)
+            x = torch.rand(128, planes, size, size).numpy()
+            rate = _onnx_rate(net, spec, save_model, x, seconds, 1)
+            prefix = f"nn.peak.{game}{size}.{spec.name}"
+            figures.append(Measurement(f"{prefix}.mflops_per_pos", flops / 1e6, "MFLOP", ""))
+            if rate is None:
+                continue
+            achieved = rate * flops
+            figures += [
+                Measurement(f"{prefix}.ort_b128_pos_s", rate, "pos/cpu-s", "ONNX Runtime"),
+                Measurement(f"{prefix}.ort_b128_gflops", achieved / 1e9, "GFLOP/cpu-s", ""),
+                Measurement(f"{prefix}.share_of_sgemm", achieved / peak, "x", ""),
+            ]
+    finally:
+        torch.set_num_threads(threads)
+    return figures
