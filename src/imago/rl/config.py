@@ -12,13 +12,15 @@ from imago.rl.selfplay import GameSpec, SelfPlayConfig
 
 @dataclass(frozen=True, slots=True)
 class EvalConfig:
-    """Gating: the new network against the best, promoted at ``gate`` (or by SPRT).
+    """Gating (an option): the new network against the best, promoted at ``gate`` (or by SPRT).
 
-    ``games=0`` turns gating off: every new generation is promoted as soon as it is trained
-    (continuous training, as KataGo and Leela Chess Zero do), and the run is measured against
-    fixed anchors instead (:attr:`ReferenceConfig.anchors`)."""
+    ``games=0``, the default, turns gating off: every new generation is promoted as soon as
+    it is trained (continuous training, as KataGo and Leela Chess Zero do), and the run is
+    measured against fixed anchors instead (:attr:`ReferenceConfig.anchors`). Gates chained
+    on each other walked networks down here: a 40-game gate at 55 % promotes a network no
+    stronger than the best about a third of the time."""
 
-    games: int = 40
+    games: int = 0
     simulations: int = 100
     gate: float = 0.55
     sprt: bool = False
@@ -39,7 +41,7 @@ class ReferenceConfig:
     and fixed generations of the run itself (``anchors``)."""
 
     opponents: tuple[str, ...] = ()
-    anchors: tuple[int, ...] = ()
+    anchors: tuple[int, ...] = (0,)
     """Generations of this run that each measured generation also plays (``0``: the network
     the run started from, the anchor its Elo curve is measured against), at the same
     simulations."""
@@ -189,18 +191,22 @@ def preset(name: str, spec: GameSpec) -> LoopConfig:
             window_rounds=4,
             train=StepsConfig(steps=600, samples_per_position=8, batch_size=256, lr=0.02),
             selfplay=SelfPlayConfig(parallel=128, simulations=32, considered=8),
-            evaluation=EvalConfig(games=40, simulations=64),
+            references=ReferenceConfig(games=40, simulations=64, every=2),
         )
     if name == "improve":
         return LoopConfig(
             spec=spec,
-            games_per_round=200,
+            games_per_round=1000,
             window_rounds=4,
             train=StepsConfig(steps=600, samples_per_position=4, batch_size=256, lr=0.005),
             selfplay=SelfPlayConfig(
-                parallel=128, simulations=64, fast_simulations=16, full_fraction=0.3
+                parallel=128,
+                simulations=64,
+                fast_simulations=16,
+                full_fraction=0.3,
+                temperature_moves=20,
             ),
-            evaluation=EvalConfig(games=40, simulations=100),
+            references=ReferenceConfig(games=60, simulations=100, every=2),
         )
     raise RunError(f"unknown preset {name!r} (test, scratch, improve)")
 
