@@ -181,3 +181,31 @@ def test_the_loop_without_a_gate_promotes_measures_against_the_anchor_and_checkp
 def test_a_negative_number_of_gating_games_is_refused() -> None:
     with pytest.raises(ValueError, match=r"evaluation\.games"):
         _config("othello", 6, **{"evaluation.games": -1})
+
+
+def test_a_training_stopped_midway_keeps_its_network_in_the_checkpoint(tmp_path: Path) -> None:
+    import torch
+
+    class StopAfter:
+        def __init__(self, calls: int) -> None:
+            self.calls = calls
+
+        def is_set(self) -> bool:
+            self.calls -= 1
+            return self.calls < 0
+
+    config = _config("othello", 6, **{"train.checkpoint_every": 5})
+    folder = _two_rounds(tmp_path / "run", config)
+    self_play(folder, config, worker="third")
+    finished = torch.load(folder.checkpoint_path, weights_only=True)
+    checkpoint.write(folder, tmp_path / "between")  # after generation 1: no network in it
+    assert "model" in finished and "model" not in torch.load(
+        tmp_path / "between" / "trainer.pt", weights_only=True
+    )
+    assert train(folder, config, stop=StopAfter(12)) is None  # generation 2 half trained
+    checkpoint.write(folder, tmp_path / "midway")
+    saved = torch.load(tmp_path / "midway" / "trainer.pt", weights_only=True)
+    assert (saved["tag"], saved["step"]) == (2, 12) and "model" in saved
+    restored = RunFolder(tmp_path / "new")
+    checkpoint.restore(tmp_path / "midway", restored.root)
+    assert train(restored, config) == 2

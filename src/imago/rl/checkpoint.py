@@ -102,6 +102,7 @@ def write(folder: RunFolder, target: str | Path) -> CheckpointSummary:
     target = Path(target)
     target.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
+    staging.chmod(0o777 & ~_umask())  # a folder as mkdir makes it, not mkdtemp's 0700
     try:
         games = examples = 0
         (staging / "window").mkdir()
@@ -124,7 +125,7 @@ def write(folder: RunFolder, target: str | Path) -> CheckpointSummary:
                 staging / "models" / f"{generation_name(generation)}.pt",
             )
         if folder.checkpoint_path.is_file():
-            _save_half(folder.checkpoint_path, staging / "trainer.pt")
+            _save_trainer(folder.checkpoint_path, staging / "trainer.pt", latest)
         shutil.copyfile(folder.metrics_path, staging / "metrics.jsonl")
         atomic_write_json(staging / "lineage.json", _lineages(folder))
         manifest = {
@@ -225,8 +226,20 @@ def _same_examples(rebuilt: ShardArrays, stored: ShardArrays) -> bool:
     )
 
 
-def _save_half(source: Path, out: Path) -> None:
-    """A model file or trainer checkpoint with every floating-point tensor in float16."""
+def _save_trainer(source: Path, out: Path, latest: int) -> None:
+    """The trainer's checkpoint in float16; without its network when it is a finished
+    generation's (the next training starts from the newest model, not from it)."""
+    from imago.nn.store import safe_load
+
+    state = safe_load(source)
+    if int(state.get("tag", -1)) <= latest:
+        state.pop("model", None)
+    _save_half(state, out)
+
+
+def _save_half(source: Path | dict[str, Any], out: Path) -> None:
+    """A model file or trainer checkpoint (a path, or its loaded contents) with every
+    floating-point tensor in float16."""
     import torch
 
     from imago.nn.store import atomic_torch_save, safe_load
@@ -240,7 +253,7 @@ def _save_half(source: Path, out: Path) -> None:
             return [halved(item) for item in value]
         return value
 
-    atomic_torch_save(halved(safe_load(source)), out)
+    atomic_torch_save(halved(source if isinstance(source, dict) else safe_load(source)), out)
 
 
 def _lineages(folder: RunFolder) -> dict[str, Any]:
@@ -490,6 +503,12 @@ def _unpack_legal(packed: npt.NDArray[np.uint8], size: int) -> npt.NDArray[np.bo
 
 def _json_bytes(value: Any) -> npt.NDArray[np.uint8]:
     return np.frombuffer(json.dumps(value).encode(), dtype=np.uint8)
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def _sha256(path: Path) -> str:
