@@ -576,7 +576,7 @@ def status(run: Path = RUN) -> None:
         "train loss",
         "holdout top-1",
         "records top-1",
-        "records value MSE",
+        "records value MSE / ECE",
         "gating",
         "promoted",
         "vs gen 0",
@@ -599,7 +599,9 @@ def status(run: Path = RUN) -> None:
             f"{tr['loss']:.3f}" if tr else "",
             f"{va['holdout']['top1']:.3f}" if va and "holdout" in va else "",
             f"{records['top1']:.3f}" if "top1" in records else "",
-            f"{records['value_mse']:.3f}" if "value_mse" in records else "",
+            f"{records['value_mse']:.3f} / {records.get('value_ece', float('nan')):.3f}"
+            if "value_mse" in records
+            else "",
             f"{ev['score']:.1%} ({ev['wins']}-{ev['draws']}-{ev['losses']})"
             if ev and "score" in ev
             else "",
