@@ -599,9 +599,7 @@ def status(run: Path = RUN) -> None:
             f"{tr['loss']:.3f}" if tr else "",
             f"{va['holdout']['top1']:.3f}" if va and "holdout" in va else "",
             f"{records['top1']:.3f}" if "top1" in records else "",
-            f"{records['value_mse']:.3f} / {records.get('value_ece', float('nan')):.3f}"
-            if "value_mse" in records
-            else "",
+            _value_quality(records),
             f"{ev['score']:.1%} ({ev['wins']}-{ev['draws']}-{ev['losses']})"
             if ev and "score" in ev
             else "",
@@ -654,6 +652,14 @@ def restore(
         f"{made.games:,} games and {made.examples:,} examples rebuilt; continue it with "
         f"`imago rl loop {run} --checkpoint {checkpoint}`"
     )
+
+
+def _value_quality(records: dict[str, Any]) -> str:
+    """``MSE / ECE`` of a validation on real records (ECE only where it was measured)."""
+    if "value_mse" not in records:
+        return ""
+    ece = records.get("value_ece")
+    return f"{records['value_mse']:.3f}" + ("" if ece is None else f" / {ece:.3f}")
 
 
 def register(app: typer.Typer) -> None:
