@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import imago.games.othello as othello
 from imago.core import Color, Move, Point
 from imago.games import make
 from imago.games.symmetry import (
@@ -16,8 +17,6 @@ from imago.games.symmetry import (
     transform_policy,
 )
 from imago.nn.features import FEATURE_SETS, Positions, feature_set, positions_from_states
-
-othello = pytest.importorskip("imago.games.othello")
 
 # An Othello position, White to move (X black, O white).
 DIAGRAM = """

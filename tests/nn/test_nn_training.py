@@ -108,7 +108,8 @@ SGF = (
 
 
 def test_go_sgf_filters(tmp_path: Path):
-    pytest.importorskip("imago.records.sgf")
+    import imago.records.sgf  # noqa: F401  (fails loudly if it breaks)
+
     folder = tmp_path / "sgf"
     folder.mkdir()
     long_tail = ";B[fd];W[eg];B[fg];W[ff];B[gf];W[fh]"
@@ -239,7 +240,7 @@ def test_parse_score(text: str, lead: float | None):
 
 @pytest.mark.engine
 def test_gnugo_labels_positions(gnugo: str, tmp_path: Path):
-    pytest.importorskip("imago.records.sgf")
+    import imago.records.sgf  # noqa: F401  (fails loudly if it breaks)
     from imago.gtp.client import GtpEngine
     from imago.train.label import GtpLabeller, LabelConfig
 
