@@ -8,9 +8,6 @@ position and in CPU microseconds (medians over ``--rounds``):
 
 * ``legal``: the rules' legal-move list (``_legal_into``, as every step of the batch, the
   environments and the public API computes it), under Chinese and Japanese (simple ko) rules;
-* ``words`` (boards up to 11x11): the same positions through the list boards over 11x11 take
-  (bit sets in 64-point words, ``_legal_words``), beside the two-register list that small
-  boards take;
 * ``touch + legal``: the same after reading every cache line of the position's state first.
   If the list were waiting on memory this would cost about ``touch`` plus the list's cost on
   a state already in the cache; it costs about as much as ``legal`` plus ``touch``, so the
@@ -47,12 +44,9 @@ from imago.games.go.rules import GoRules
 
 
 @njit(cache=False)  # no cache: it would keep its copy of the rules' kernel after a change
-def _legal_lists(
-    fulls: np.ndarray, size: int, ko_mode: int, touch: bool, out: np.ndarray, words: bool = False
-) -> int:
+def _legal_lists(fulls: np.ndarray, size: int, ko_mode: int, touch: bool, out: np.ndarray) -> int:
     """The legal-move list of every position of ``fulls`` (read each state first when
-    ``touch``; the list of words, which boards over 11x11 take, when ``words``); the number of
-    legal moves in all, so that nothing is optimised away."""
+    ``touch``); the number of legal moves in all, so that nothing is optimised away."""
     nn = size * size
     length, _, count_at, bloom_at, keys_at = K.full_offsets(size)
     total = 0
@@ -62,8 +56,9 @@ def _legal_lists(
             total += _touch(t, length)
         color = t[10 * nn + K.F_TO_PLAY]
         nkeys = t[count_at]
-        args = (t, size, color, False, ko_mode, t, keys_at, nkeys, bloom_at, True, out[i], 0)
-        total += K._legal_words(*args) if words else K._legal_into(*args)
+        total += K._legal_into(
+            t, size, color, False, ko_mode, t, keys_at, nkeys, bloom_at, True, out[i], 0
+        )
     return total
 
 
@@ -133,11 +128,9 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=1024)
     parser.add_argument("--moves", type=int, default=150)
     parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--size", type=int, default=9, help="board size (2 to 25)")
+    parser.add_argument("--size", type=int, default=9, help="board size (over 11: point by point)")
     args = parser.parse_args()
     n, rounds, size = args.games, args.rounds, args.size
-    if not 2 <= size <= K.MAX_SIZE:
-        parser.error(f"--size must be 2 to {K.MAX_SIZE}, not {size}")
     out = np.zeros((n, size * size + 1), dtype=np.int64)
     length = int(K.state_length(size))
     for rules in ("chinese", "japanese"):
@@ -149,10 +142,6 @@ def main() -> None:
         touch = _median_us(partial(_touch_all, fulls, length), n, rounds)
         print(f"{rules}: {empties:.1f} empty points a position")
         print(f"  legal {legal:.3f} us, touch + legal {both:.3f} us, touch {touch:.3f} us")
-        if size * size <= 128:  # the list of words on the same positions, for comparison
-            run = partial(_legal_lists, fulls, size, mode, False, out, True)
-            words = _median_us(run, n, rounds)
-            print(f"  words {words:.3f} us (the list boards over 11x11 take)")
     nn = size * size
     branchy = _median_us(partial(_scan, fulls, nn, True, out), n, rounds)
     branchless = _median_us(partial(_scan, fulls, nn, False, out), n, rounds)

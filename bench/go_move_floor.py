@@ -1,18 +1,17 @@
 """Where a move of the public Go API spends its time beside OpenSpiel's: a probe.
 
-    python bench/go_move_floor.py [--size 9] [--games 80] [--rounds 5]
+    python bench/go_move_floor.py [--games 80] [--rounds 5]
 
-Plays random games (9x9 unless ``--size``; default rules: positional superko) four ways, one
-game of each in turn so that load hits all alike, and prints CPU microseconds a move (medians
-over ``--rounds`` of ``--games`` games each) and their ratios to OpenSpiel's:
+Plays random 9x9 games (default rules: positional superko) four ways, one game of each in turn
+so that load hits all alike, and prints CPU microseconds a move (medians over ``--rounds`` of
+``--games`` games each) and their ratios to OpenSpiel's:
 
 * ``public``: ``position = position.play(choice(position.legal_moves()))`` until the game is
   over, as ``imago bench go.openspiel`` times it;
 * ``kernel``: the same moves' work through the kernel entry that :meth:`GoPosition.play` calls
-  (a new full array a move, in the arena that positions share, kept for the rest of the game as
-  the positions' history is; the move, the next legal-move list and its moves' addresses),
-  driven by the least Python that can drive it: no position objects, a random index instead of
-  ``random.choice``;
+  (a new state array a move, kept for the rest of the game as the positions' history is; the
+  move, the superko check and the next legal-move list), driven by the least Python that can
+  drive it: no position objects, a random index instead of ``random.choice``;
 * ``openspiel``: ``state.apply_action(choice(state.legal_actions()))`` until the game ends;
 * ``openspiel_index``: the same with a random index instead of ``random.choice``.
 
@@ -31,9 +30,10 @@ import statistics
 import time
 from collections.abc import Callable
 
+import numpy as np
+
 from imago.bench.go import openspiel_games, public_api_games
 from imago.core.memory import retain_freed_memory
-from imago.games.go import _kernels as K
 from imago.games.go import new_game
 from imago.games.go import position as go_position
 
@@ -41,35 +41,34 @@ Game = Callable[[random.Random], tuple[int, float]]
 _clock = time.thread_time
 
 
-def _kernel(rng: random.Random, size: int) -> tuple[int, float]:
-    first = new_game(size)
+def _kernel(rng: random.Random) -> tuple[int, float]:
+    first = new_game(9)
     frame = first._f
-    arena, view, at, code = first._s, first._v, first._o, frame.code
-    length, keys_at, suicide, mode = frame.length, frame.keys_at, frame.suicide, frame.mode
-    advance, no_room = go_position._advance_here, K.NO_ROOM
-    arenas = [arena]  # kept, as the positions' history keeps them
+    s = first._s
+    length, keys_at, nn = frame.length, frame.keys_at, frame.nn
+    advance, empty, int64 = go_position._advance, np.empty, np.int64
+    history = []
     moves = 0
     uniform = rng.random
     start = _clock()
-    n, keys = first._n & 0xFFFF, first._n >> 16
+    n = int(s[length + nn + 1])
     while n:
-        action = arena[at + length + int(uniform() * n)]
-        result = advance(view, at, code, action)
-        if result == no_room:  # as GoPosition.play: a new arena, twice as large
-            source = arena
-            arena = go_position._new_arena(frame, keys_at + keys + 1, source.shape[0])
-            arenas.append(arena)
-            view = go_position._view_base(arena, frame)
-            result = go_position._advance_into(source, at, arena, size, action, 0, suicide, mode)
-        n, keys, at = result & 0xFFFF, (result >> 16) & 0xFFFF, result >> 32
+        size = s.shape[0]
+        if s[length + nn + 2] + keys_at >= size:
+            size += 64
+        child = empty(size, int64)
+        result = advance(s, child, 9, s[length + int(uniform() * n)], 0, frame.suicide, frame.mode)
+        n = (-1 - result) & 0xFFFF
+        history.append(child)
+        s = child
         moves += 1
     return moves, _clock() - start
 
 
-def _openspiel_by_index(size: int) -> Game:
+def _openspiel_by_index() -> Game:
     import pyspiel
 
-    go = pyspiel.load_game("go", {"board_size": size})
+    go = pyspiel.load_game("go", {"board_size": 9})
 
     def game(rng: random.Random) -> tuple[int, float]:
         state = go.new_initial_state()
@@ -87,23 +86,19 @@ def _openspiel_by_index(size: int) -> Game:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--size", type=int, default=9, help="board size (2 to 19, OpenSpiel's)")
     parser.add_argument("--games", type=int, default=80, help="games of each loop a round")
     parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args()
-    if not 2 <= args.size <= 19:
-        parser.error(f"--size must be 2 to 19 (OpenSpiel's Go goes to 19), not {args.size}")
     retain_freed_memory()  # as the imago command line does for its benchmarks
     rng = random.Random(1)
-    size = args.size
-    public, openspiel = public_api_games(rng, size), openspiel_games(rng, size)
+    public, openspiel = public_api_games(rng), openspiel_games(rng)
     if openspiel is None:
         raise SystemExit("OpenSpiel is missing: pip install 'imago[bench]'")
     loops: dict[str, Game] = {
         "public": lambda _: public(),
-        "kernel": lambda rng: _kernel(rng, size),
+        "kernel": _kernel,
         "openspiel": lambda _: openspiel(),
-        "openspiel_index": _openspiel_by_index(size),
+        "openspiel_index": _openspiel_by_index(),
     }
     for game in loops.values():
         game(rng)  # compile, warm

@@ -17,13 +17,4 @@ def test_the_probe_reports_its_figures(monkeypatch: pytest.MonkeyPatch, capsys):
     for rules in ("chinese", "japanese"):
         assert f"{rules}: " in out
     assert out.count("touch + legal") == 2
-    assert out.count("  words ") == 2  # a small board: the word list beside it
     assert "scan, branches" in out and "scan, no branch" in out
-
-
-def test_the_probe_refuses_a_board_size_with_a_reason(monkeypatch: pytest.MonkeyPatch, capsys):
-    probe = load_script("bench/go_legal_probe.py")
-    monkeypatch.setattr(sys, "argv", ["go_legal_probe.py", "--size", "30"])
-    with pytest.raises(SystemExit):
-        probe.main()
-    assert "--size must be 2 to 25, not 30" in capsys.readouterr().err

@@ -89,12 +89,3 @@ def test_a_pickled_position_keeps_its_history_and_rules() -> None:
     assert copy.superko_keys().tolist() == position.superko_keys().tolist()
     assert copy.play(copy.parse_move("C3")) == position.play(position.parse_move("C3"))
     assert copy._f is position._f  # the game's shared frame, not a copy per position
-
-
-@pytest.mark.parametrize("wrong", ["D4", 40, None, (3, 3)])
-def test_play_refuses_what_is_not_a_move_and_says_what_to_use(wrong: object) -> None:
-    position = new_game(9).play(Move.from_gtp("E5", 9))
-    before = position.diagram()
-    with pytest.raises(TypeError, match=r"parse_move\('D4'\).*play_action"):
-        position.play(wrong)  # type: ignore[arg-type]
-    assert position.diagram() == before and len(position.legal_moves()) == 81  # 80 + pass

@@ -26,15 +26,9 @@ Kernels in other modules read the board as ``s[p]`` (``0 <= p < nn``), the heade
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
-from numba import carray, njit  # type: ignore[attr-defined]
-from numba.core import types
-from numba.cpython.unsafe.numbers import trailing_zeros
-from numba.extending import overload
+from numba import njit
 
-from imago.core.kernels import borrowed, int64_pointer, move_words
 from imago.core.rng import rand_below
 
 EMPTY = 0
@@ -50,7 +44,6 @@ SUICIDE = 2
 KO = 3
 SUPERKO = 4
 GAME_OVER = 5
-NO_ROOM = 6  # not a rule: :func:`advance_into`'s arena is full
 
 # -- ko modes -----------------------------------------------------------------------------------
 KO_SIMPLE = 0
@@ -81,7 +74,7 @@ F_MOVES = 7  # moves played (passes included)
 F_LAST = 8  # last action, -1 at the start
 F_NEMPTY = 9  # number of empty points
 F_STATUS = 10  # status of the move that made this array (see :func:`child`)
-F_TOP = 11  # in a full array: no board of its superko keys has more stones (_beyond_history)
+F_TOP = 11  # in a full array: no board of its superko keys has more stones (see _stone_bound)
 HEADER = 12
 
 
@@ -105,10 +98,10 @@ def zobrist(color: int, p: int) -> int:
 
 @njit(cache=True, inline="always")
 def _copy(dst: np.ndarray, d0: int, src: np.ndarray, s0: int, n: int) -> None:
-    """``dst[d0 : d0 + n] = src[s0 : s0 + n]`` (see :data:`imago.core.kernels.move_words`;
-    the parts may overlap)."""
-    if n > 0:
-        move_words(dst, d0, src, s0, n)
+    """``dst[d0 : d0 + n] = src[s0 : s0 + n]`` as a plain loop (numba's slice assignment is
+    an order of magnitude slower). Overlap is safe only when ``d0 <= s0`` or the arrays differ."""
+    for j in range(n):
+        dst[d0 + j] = src[s0 + j]
 
 
 @njit(cache=True)
@@ -373,7 +366,7 @@ def play(s: np.ndarray, size: int, action: int, color: int, suicide_allowed: boo
     return OK
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _apply(s: np.ndarray, size: int, action: int, color: int) -> None:
     """Play the legal stone ``action`` of ``color`` in place: captures, suicide, ko, header."""
     nn = size * size
@@ -556,123 +549,6 @@ def _remakes_history(
     )
 
 
-def _word_of(bits: np.ndarray | tuple[np.int64, np.int64], p: int) -> np.int64:
-    """The word of the bit set ``bits`` (64 points a word: an array, or a pair of words on
-    boards up to 128 points) that holds point ``p``. In kernels a pair is read by a choice,
-    not by an index, which would keep its two words in memory rather than in registers (see
-    the overload below)."""
-    return bits[p >> 6]
-
-
-@overload(_word_of, inline="always")  # type: ignore[misc]
-def _word_of_in_kernels(bits: Any, p: Any) -> Any:  # (numba: the same parameters throughout)
-    # The choice is made by the argument's type while numba compiles the caller: numba's own
-    # ``isinstance`` inside an inlined kernel miscompiled its caller (2x2 superko lists went
-    # wrong), so no kernel here uses it.
-    if isinstance(bits, types.BaseTuple):
-
-        def from_pair(bits: Any, p: Any) -> Any:
-            return bits[0] ^ ((bits[0] ^ bits[1]) & -np.int64(p >= 64))  # no branch
-
-        return from_pair
-
-    def from_words(bits: Any, p: Any) -> Any:
-        return bits[np.uint64(p >> 6)]
-
-    return from_words
-
-
-@njit(cache=True, inline="always")
-def _drop_repeats(
-    s: np.ndarray,
-    size: int,
-    color: int,
-    ko_mode: int,
-    plain: bool,
-    lib: np.ndarray | tuple[np.int64, np.int64],
-    take: np.ndarray | tuple[np.int64, np.int64],
-    keys: np.ndarray,
-    keys_at: int,
-    nkeys: int,
-    bloom_at: int,
-    own_keys: bool,
-    out: np.ndarray,
-    out_at: int,
-    n: int,
-) -> int:
-    """Remove from the candidates ``out[out_at:n]`` those that would remake a board of the
-    superko keys; return the new end. ``lib`` / ``take``: bit sets (see :func:`_word_of`) of
-    the points where a stone has a liberty / captures; ``plain``: only captures and suicides
-    can remake a board (see :func:`_beyond_history`). Both legal lists end with it."""
-    side = ZOBRIST_WHITE_TO_PLAY if ko_mode == KO_SITUATIONAL and color == BLACK else 0
-    m = out_at
-    for j in range(out_at, n):
-        p = out[j]
-        captures = (_word_of(take, p) >> (p & 63)) & 1 == 1
-        liberty = (_word_of(lib, p) >> (p & 63)) & 1 == 1
-        out[m] = p
-        m += (plain and liberty and not captures) or not _remakes_history(
-            s, size, p, color, side, liberty, captures, keys, keys_at, nkeys, bloom_at, own_keys
-        )
-    return m
-
-
-@njit(cache=True, inline="always")
-def _write_bits(out: np.ndarray, n: int, bits: np.int64, first: int) -> int:
-    """Write ``first + i`` for each set bit ``i`` of ``bits`` to ``out[n:]``, ascending; return
-    the index after the last one written."""
-    while bits:  # (an unsigned index: no test for a negative one, see _atari_heads)
-        out[np.uint64(n)] = first + trailing_zeros(bits)  # type: ignore[call-arg]  # llvm.cttz
-        n += 1
-        bits &= bits - 1
-    return n
-
-
-@njit(cache=True, inline="always")
-def _atari_heads(s: np.ndarray, nn: int, first: int, end: int) -> np.int64:
-    """The bit set of the points ``first`` to ``end - 1`` (at most 64; bit ``p - first``) that
-    head a group in atari (other points' bits mean nothing): the group fields read in order,
-    without a gather. (Indices are unsigned here and in :func:`_point_sets`: numba then does
-    not test each for a negative value, a test that kept LLVM from vectorising these loops
-    well; the list's cost before and after: BENCHMARKS.md, "Go rules", "Seventh pass".)"""
-    u = np.uint64
-    bits = np.int64(0)
-    for q in range(end - first):
-        p = u(first + q)
-        c = s[u(3 * nn) + p]
-        t = s[u(4 * nn) + p]
-        bits |= (np.int64(1) << q) & -np.int64(c * s[u(5 * nn) + p] == t * t)
-    return bits
-
-
-@njit(cache=True, inline="always")
-def _point_sets(
-    s: np.ndarray,
-    nn: int,
-    color: int,
-    first: int,
-    end: int,
-    atari: np.ndarray | tuple[np.int64, np.int64],
-) -> tuple[np.int64, np.int64, np.int64]:
-    """Bit sets of the points ``first`` to ``end - 1`` (at most 64; bit ``p - first``): the
-    empty points, ``color``'s stones not in atari and the enemy's stones in atari. ``atari``:
-    :func:`_atari_heads` of each word of the board (a pair on boards up to 128 points, else an
-    array). Every point is read the same way, without a branch."""
-    u = np.uint64
-    other = 3 - color
-    e_set = safe_set = cap_set = np.int64(0)
-    for q in range(end - first):
-        p = u(first + q)
-        v = s[p]
-        g = s[u(nn) + p]
-        in_atari = (_word_of(atari, g) >> (g & 63)) & 1 == 1
-        bit = np.int64(1) << q
-        e_set |= bit & -np.int64(v == EMPTY)
-        safe_set |= bit & -np.int64((v == color) & (not in_atari))
-        cap_set |= bit & -np.int64((v == other) & in_atari)
-    return e_set, safe_set, cap_set
-
-
 @njit(cache=True)
 def _legal_small(
     s: np.ndarray,
@@ -696,11 +572,28 @@ def _legal_small(
     h = 10 * nn
     ko = s[h + F_KO] if s[h + F_KO_COLOR] == color else -1
     superko = ko_mode != KO_SIMPLE and nkeys > 0
+    side = ZOBRIST_WHITE_TO_PLAY if ko_mode == KO_SITUATIONAL and color == BLACK else 0
+    other = 3 - color
     # bit sets of the board (bit p of (lo, hi)): empty points, own stones not in atari, enemy
-    # stones in atari
-    atari = (_atari_heads(s, nn, 0, min(nn, 64)), _atari_heads(s, nn, 64, nn))
-    e_lo, safe_lo, cap_lo = _point_sets(s, nn, color, 0, min(nn, 64), atari)
-    e_hi, safe_hi, cap_hi = _point_sets(s, nn, color, 64, nn, atari)
+    # stones in atari; every point is read the same way, without a branch
+    e_lo = e_hi = safe_lo = safe_hi = cap_lo = cap_hi = np.int64(0)
+    for p in range(nn):
+        v = s[p]
+        g = s[nn + p]
+        c = s[3 * nn + g]
+        t = s[4 * nn + g]
+        atari = c * s[5 * nn + g] == t * t
+        e = np.int64(v == EMPTY)
+        safe = np.int64((v == color) & (not atari))
+        cap = np.int64((v == other) & atari)
+        if p < 64:
+            e_lo |= e << p
+            safe_lo |= safe << p
+            cap_lo |= cap << p
+        else:
+            e_hi |= e << (p - 64)
+            safe_hi |= safe << (p - 64)
+            cap_hi |= cap << (p - 64)
     # the points next to each set: a liberty for a stone played there (an empty point, a friend
     # that keeps one, or an enemy it captures)
     col0_lo = col0_hi = last_lo = last_hi = np.int64(0)
@@ -741,9 +634,12 @@ def _legal_small(
             ok_lo &= ~(np.int64(1) << ko)
         else:
             ok_hi &= ~(np.int64(1) << (ko - 64))
-    # the candidates, ascending: one step per set bit
-    n = _write_bits(out, out_at, ok_lo, 0)
-    n = _write_bits(out, n, ok_hi, 64)
+    # the candidates, ascending, without a branch per point
+    n = out_at
+    for p in range(nn):
+        bit = (ok_lo >> p) & 1 if p < 64 else (ok_hi >> (p - 64)) & 1
+        out[n] = p
+        n += int(bit)
     plain = superko and _beyond_history(s, nn, own_keys)
     if plain:
         # only the captures and suicides can remake an earlier board: the rest need no key
@@ -754,116 +650,22 @@ def _legal_small(
             test_lo = ok_lo & x_lo
             test_hi = ok_hi & x_hi
         superko = (test_lo | test_hi) != 0
-    if superko:  # the sets as pairs of words (the filter indexes them as it indexes arrays)
-        n = _drop_repeats(
-            s, size, color, ko_mode, plain, (lib_lo, lib_hi), (x_lo, x_hi), keys, keys_at, nkeys,
-            bloom_at, own_keys, out, out_at, n,
-        )  # fmt: skip
-    out[n] = nn
-    return n + 1 - out_at
-
-
-@njit(cache=True, inline="always")
-def _shl_word(a: np.ndarray, w: int, k: int) -> np.int64:
-    """Word ``w`` of the bit set ``a`` (64 points a word) shifted towards higher points by
-    ``k`` (1..63)."""
-    x = a[w] << k
-    if w > 0:
-        x |= _lsr(a[w - 1], 64 - k)
-    return x
-
-
-@njit(cache=True, inline="always")
-def _shr_word(a: np.ndarray, w: int, k: int, words: int) -> np.int64:
-    """Word ``w`` of the bit set ``a`` shifted towards lower points by ``k`` (1..63)."""
-    x = _lsr(a[w], k)
-    if w + 1 < words:
-        x |= a[w + 1] << (64 - k)
-    return x
-
-
-@njit(cache=True, inline="always")
-def _next_to(
-    a: np.ndarray, w: int, size: int, words: int, col0: np.int64, last: np.int64
-) -> np.int64:
-    """Word ``w`` of the points next to the set ``a``: above, below, left (not from the
-    first column) and right (not from the last)."""
-    return (
-        _shl_word(a, w, size)
-        | _shr_word(a, w, size, words)
-        | (_shl_word(a, w, 1) & ~col0)
-        | (_shr_word(a, w, 1, words) & ~last)
-    )
-
-
-@njit(cache=True)
-def _legal_words(
-    s: np.ndarray,
-    size: int,
-    color: int,
-    suicide_allowed: bool,
-    ko_mode: int,
-    keys: np.ndarray,
-    keys_at: int,
-    nkeys: int,
-    bloom_at: int,
-    own_keys: bool,
-    out: np.ndarray,
-    out_at: int,
-) -> int:
-    """:func:`_legal_small` for boards of any size: the bit sets in words of 64 points (up to
-    ten on 25x25) instead of two registers. (It gives the same lists on small boards, but
-    :func:`_legal_small` stays for them: its sets need no memory, and on 9x9 the word list
-    takes a third longer to twice as long, ``bench/go_legal_probe.py``'s ``words`` line beside
-    its ``legal``. The two share their superko filter, :func:`_drop_repeats`.)"""
-    nn = size * size
-    h = 10 * nn
-    words = (nn + 63) >> 6
-    ko = s[h + F_KO] if s[h + F_KO_COLOR] == color else -1
-    superko = ko_mode != KO_SIMPLE and nkeys > 0
-    sets = np.empty(8 * words, dtype=np.int64)
-    src = sets[:words]  # empty points, own stones not in atari, enemy stones in atari
-    cap = sets[words : 2 * words]  # enemy stones in atari
-    col0 = sets[2 * words : 3 * words]  # the first column
-    last = sets[3 * words : 4 * words]  # the last column
-    lib = sets[4 * words : 5 * words]  # the points where a stone has a liberty
-    take = sets[5 * words : 6 * words]  # the points where a stone captures
-    ok = sets[6 * words : 7 * words]  # the candidates
-    atari = sets[7 * words :]  # the group heads in atari
-    for w in range(words):
-        atari[w] = _atari_heads(s, nn, 64 * w, min(nn, 64 * w + 64))
-    for w in range(words):
-        e, safe, c = _point_sets(s, nn, color, 64 * w, min(nn, 64 * w + 64), atari)
-        ok[w] = e
-        src[w] = e | safe | c
-        cap[w] = c
-        col0[w] = 0
-        last[w] = 0
-    for r in range(size):
-        a = r * size
-        b = a + size - 1
-        col0[a >> 6] |= np.int64(1) << (a & 63)
-        last[b >> 6] |= np.int64(1) << (b & 63)
-    test = np.int64(0)
-    for w in range(words):
-        lib[w] = _next_to(src, w, size, words, col0[w], last[w])
-        take[w] = _next_to(cap, w, size, words, col0[w], last[w])
-        if not suicide_allowed:
-            ok[w] &= lib[w]
-    if ko >= 0:
-        ok[ko >> 6] &= ~(np.int64(1) << (ko & 63))
-    n = out_at
-    for w in range(words):
-        n = _write_bits(out, n, ok[w], 64 * w)
-        test |= ok[w] & (take[w] | ~lib[w]) if suicide_allowed else ok[w] & take[w]
-    plain = superko and _beyond_history(s, nn, own_keys)
-    if plain:
-        superko = test != 0  # only captures and suicides can remake an earlier board
     if superko:
-        n = _drop_repeats(
-            s, size, color, ko_mode, plain, lib, take, keys, keys_at, nkeys, bloom_at, own_keys,
-            out, out_at, n,
-        )  # fmt: skip
+        m = out_at
+        for j in range(out_at, n):
+            p = out[j]
+            if p < 64:
+                captures = (x_lo >> p) & 1 == 1
+                liberty = (lib_lo >> p) & 1 == 1
+            else:
+                captures = (x_hi >> (p - 64)) & 1 == 1
+                liberty = (lib_hi >> (p - 64)) & 1 == 1
+            out[m] = p
+            m += (plain and liberty and not captures) or not _remakes_history(
+                s, size, p, color, side, liberty, captures, keys, keys_at, nkeys, bloom_at,
+                own_keys,
+            )  # fmt: skip
+        n = m
     out[n] = nn
     return n + 1 - out_at
 
@@ -887,19 +689,73 @@ def _legal_into(
     ``keys[keys_at : keys_at + nkeys]``. ``own_keys``: ``keys`` is the full array ``s`` itself,
     whose bloom words (at ``keys[bloom_at:]``) filter the keys and whose ``F_TOP`` bounds their
     stones; otherwise every candidate is looked up in the keys."""
-    # Both lists are bit sets of the board, read without a branch per point (on random
-    # positions such a branch costs more than its test): in two registers up to 11x11, in
-    # words of 64 points above.
+    # Helpers here are inlined (``inline="always"``): an ordinary call per point (array
+    # arguments, reference counts) made this loop twenty times slower.
     nn = size * size
     if nn <= 128:
         return _legal_small(
             s, size, color, suicide_allowed, ko_mode, keys, keys_at, nkeys, bloom_at, own_keys,
             out, out_at,
         )  # fmt: skip
-    return _legal_words(
-        s, size, color, suicide_allowed, ko_mode, keys, keys_at, nkeys, bloom_at, own_keys,
-        out, out_at,
-    )  # fmt: skip
+    h = 10 * nn
+    ko = s[h + F_KO] if s[h + F_KO_COLOR] == color else -1
+    superko = ko_mode != KO_SIMPLE and nkeys > 0
+    side = ZOBRIST_WHITE_TO_PLAY if ko_mode == KO_SITUATIONAL and color == BLACK else 0
+    plain = superko and _beyond_history(s, nn, own_keys)
+    n = out_at
+    p = 0
+    for r in range(size):
+        for c in range(size):
+            if s[p] != EMPTY or p == ko:
+                p += 1
+                continue
+            up = p - size if r > 0 else -1
+            down = p + size if r < size - 1 else -1
+            left = p - 1 if c > 0 else -1
+            right = p + 1 if c < size - 1 else -1
+            if not superko and (
+                (up >= 0 and s[up] == EMPTY)
+                or (down >= 0 and s[down] == EMPTY)
+                or (left >= 0 and s[left] == EMPTY)
+                or (right >= 0 and s[right] == EMPTY)
+            ):
+                out[n] = p
+                n += 1
+                p += 1
+                continue
+            liberty = False
+            captures = False
+            for q in (up, down, left, right):
+                if q < 0:
+                    continue
+                v = s[q]
+                if v == EMPTY:
+                    liberty = True
+                    continue
+                atari = _in_atari(s, nn, s[nn + q])
+                if v == color:
+                    liberty |= not atari
+                elif atari:
+                    liberty = True
+                    captures = True
+            if not liberty and not suicide_allowed:
+                p += 1
+                continue
+            if (
+                superko
+                and not (plain and liberty and not captures)  # a new board: it has more stones
+                and _remakes_history(
+                    s, size, p, color, side, liberty, captures, keys, keys_at, nkeys, bloom_at,
+                    own_keys,
+                )
+            ):  # fmt: skip
+                p += 1
+                continue
+            out[n] = p
+            n += 1
+            p += 1
+    out[n] = nn
+    return n + 1 - out_at
 
 
 @njit(cache=True)
@@ -993,7 +849,7 @@ def _beyond_history(s: np.ndarray, nn: int, own_keys: bool) -> bool:
     return own_keys and nn - s[10 * nn + F_NEMPTY] + 1 > s[10 * nn + F_TOP]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _complete(
     t: np.ndarray,
     size: int,
@@ -1104,7 +960,7 @@ def full_offsets(size: int) -> tuple[int, int, int, int, int]:
     return length, length + nn + 1, length + nn + 2, length + nn + 3, length + nn + 3 + BLOOM_WORDS
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def advance(
     full: np.ndarray,
     out: np.ndarray,
@@ -1119,8 +975,6 @@ def advance(
     ``full`` (see :func:`finish`). Returns ``-1 - n - (k << 16)`` where ``n`` is the number of
     legal actions of the new position and ``k`` its number of superko keys, or a status code
     (``OCCUPIED`` ... ``GAME_OVER``) when the move is refused, and then ``out`` is garbage."""
-    full = borrowed(full)
-    out = borrowed(out)
     nn = size * size
     h = 10 * nn
     length = 10 * nn + HEADER
@@ -1130,155 +984,17 @@ def advance(
     bloom_at = length + nn + 3
     base = bloom_at + BLOOM_WORDS
     _copy(out, 0, full, 0, length)
-    to_play = full[h + F_TO_PLAY]
     if color == 0:
-        color = to_play
-    if (
-        color == to_play
-        and action != nn
-        and _contains_at(full, length, full[length + nn + 1], action)
-    ):
-        _apply(out, size, action, color)  # in the legal list: nothing left to test
-        status = OK
-    else:
-        status = play(out, size, action, color, suicide_allowed)
-        if status == OK and ko_mode != KO_SIMPLE and action != nn:
-            key = history_key(out, size, ko_mode)
-            if _bloom_has(full, bloom_at, key) and _contains_at(full, base, nk, key):
-                status = SUPERKO
+        color = full[h + F_TO_PLAY]
+    status = play(out, size, action, color, suicide_allowed)
+    if status == OK and ko_mode != KO_SIMPLE and action != nn:
+        key = history_key(out, size, ko_mode)
+        if _bloom_has(full, bloom_at, key) and _contains_at(full, base, nk, key):
+            status = SUPERKO
     if status != OK:
         return status
     _complete(out, size, suicide_allowed, ko_mode, full, base, nk, bloom_at, True)
     return -1 - out[length + nn + 1] - (out[length + nn + 2] << 16)
-
-
-ARENA_NEXT = 0
-"""``arena[ARENA_NEXT]``: where the next position of an arena goes (see :func:`advance_into`)."""
-ARENA_TABLE = 1
-"""``arena[ARENA_TABLE]``: where the arena's *move table* starts: ``nn + 1`` words, word ``a``
-the address of the ``Move`` object of action ``a`` (the public classes' table of cached moves,
-which lives as long as the process). :func:`advance_into` writes each position's legal moves
-as these addresses, so that Python can read them as a sequence of objects (see
-``imago.games.go.position.LegalMoves``)."""
-ARENA_LENGTH = 2
-"""``arena[ARENA_LENGTH]``: the arena's length in words (for :func:`advance_here`)."""
-ARENA_START = 8
-"""Where an arena's move table starts (a cache line after its header)."""
-
-
-@njit(cache=True, inline="always")
-def object_words(nn: int) -> int:
-    """The words in front of each full array of an arena, for its legal moves as object
-    addresses (``nn + 1`` of them, ending where the full array starts), rounded up to a cache
-    line so that full arrays stay aligned. The move table takes as many."""
-    return (nn + 1 + 7) & ~7
-
-
-@njit(cache=True)
-def advance_into(
-    source: np.ndarray,
-    at: int,
-    arena: np.ndarray,
-    size: int,
-    action: int,
-    color: int,
-    suicide_allowed: bool,
-    ko_mode: int,
-) -> int:
-    """:func:`advance` from the full array at ``source[at:]`` into the free end of ``arena``
-    (memory shared by the positions of one game; ``arena[ARENA_NEXT]`` says where its free part
-    starts, cache-line aligned). Returns ``n + (k << 16) + (offset << 32)``, where ``n`` is the
-    number of legal actions of the new position, ``k`` its number of superko keys and
-    ``offset`` where its full array starts in ``arena`` (so at least ``1 << 32``); or a status
-    code (``OCCUPIED`` ... ``GAME_OVER``) when the move is refused, or ``NO_ROOM`` when the
-    arena is too full: then ``arena`` is unchanged. ``source`` may be ``arena`` itself.
-
-    A position takes :func:`object_words` words and then its full array. The first ``n``
-    words before the full array's start become the addresses of its ``n`` legal moves, looked
-    up in the arena's move table (see :data:`ARENA_TABLE`).
-
-    The arena's free part is taken and marked used in one call, while the GIL is held (this
-    kernel does not release it), so that threads playing in the same arena never share
-    memory; nothing is ever written to a position's part again once it is made."""
-    source = borrowed(source)  # the caller holds both: no reference counts (see borrowed)
-    arena = borrowed(arena)
-    nn = size * size
-    nk = source[at + 10 * nn + HEADER + nn + 2]
-    start = arena[ARENA_NEXT] + object_words(nn)
-    end = start + full_length(size, nk + 1)
-    if end > arena.shape[0]:
-        return NO_ROOM
-    result = advance(source[at:], arena[start:end], size, action, color, suicide_allowed, ko_mode)
-    if result < 0:
-        _write_objects(arena, start, nn, (-1 - result) & 0xFFFF)
-        arena[ARENA_NEXT] = (end + 7) & ~7
-        return (-1 - result) + (start << 32)
-    return result
-
-
-@njit(cache=True, inline="always")
-def _write_objects(arena: np.ndarray, start: int, nn: int, n: int) -> None:
-    """Write the addresses of the ``n`` legal moves of the full array at ``arena[start:]`` in
-    the words in front of it, from the arena's move table (see :data:`ARENA_TABLE`)."""
-    u = np.uint64  # unsigned indices: no test for negative ones (see _atari_heads)
-    legal = u(start + 10 * nn + HEADER)
-    objects = u(start - nn - 1)
-    table = u(arena[ARENA_TABLE])
-    for j in range(u(n)):
-        arena[objects + j] = arena[table + u(arena[legal + j])]
-
-
-@njit(cache=True)
-def adopt(arena: np.ndarray, full: np.ndarray, size: int) -> int:
-    """Put the full array ``full`` (see :func:`finish`) in the free part of ``arena``, with its
-    legal moves' addresses in front of it, as :func:`advance_into` places a position it makes;
-    returns where it starts, or ``-1`` when the arena has no room for it."""
-    nn = size * size
-    start = arena[ARENA_NEXT] + object_words(nn)
-    end = start + full.shape[0]
-    if end > arena.shape[0]:
-        return -1
-    _copy(arena, start, full, 0, full.shape[0])
-    _write_objects(arena, start, nn, full[10 * nn + HEADER + nn + 1])
-    arena[ARENA_NEXT] = (end + 7) & ~7
-    return start
-
-
-@njit(cache=True)
-def new_arena(words: int, table: np.ndarray) -> np.ndarray:
-    """An empty arena of ``words`` words with the move table ``table`` (see
-    :data:`ARENA_TABLE`; ``nn + 1`` addresses), its first position's part free."""
-    arena = np.empty(words, dtype=np.int64)
-    arena[ARENA_LENGTH] = words
-    arena[ARENA_TABLE] = ARENA_START
-    _copy(arena, ARENA_START, table, 0, table.shape[0])
-    arena[ARENA_NEXT] = ARENA_START + object_words(table.shape[0] - 1)
-    return arena
-
-
-@njit(cache=True)
-def address(a: np.ndarray) -> int:
-    """Where the data of ``a`` starts in memory."""
-    return a.ctypes.data
-
-
-def rules_code(size: int, suicide_allowed: bool, ko_mode: int) -> int:
-    """The board size and rules of :func:`advance_here` in one number."""
-    return size | int(suicide_allowed) << 8 | ko_mode << 9
-
-
-@njit(cache=True)
-def advance_here(view: int, at: int, code: int, action: int) -> int:
-    """``advance_into(arena, at, arena, ...)`` for the side to move, the board size and rules
-    given by ``code`` (see :func:`rules_code`): the common case of a move, with the fewest
-    arguments to convert from Python. The arena is given by its address less
-    ``8 * (nn + 1)`` (``view``: where position ``at``'s legal moves' addresses are is
-    ``view + 8 * at``); the caller must hold the arena."""
-    size = code & 0xFF
-    start = int64_pointer(view + 8 * (size * size + 1))
-    arena = carray(start, carray(start, ARENA_START)[ARENA_LENGTH])
-    suicide_allowed = (code >> 8) & 1 == 1
-    return advance_into(arena, at, arena, size, action, 0, suicide_allowed, code >> 9)
 
 
 @njit(cache=True, inline="always")
@@ -1334,6 +1050,17 @@ def sensible_actions(
         out[m] = a
         m += 1
     return m
+
+
+@njit(cache=True)
+def board_state(board: np.ndarray, size: int) -> np.ndarray:
+    """The state of the stones of ``board`` (``size * size`` values, each ``EMPTY``, ``BLACK``
+    or ``WHITE``: the caller checks them), set up without captures, Black to play."""
+    s = new_state(size)
+    for p in range(size * size):
+        if board[p] != EMPTY:
+            _place(s, size, p, board[p])
+    return s
 
 
 @njit(cache=True)

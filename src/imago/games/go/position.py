@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import ctypes
-import sysconfig
-import threading
-from collections.abc import Callable, Iterable, Sequence
-from functools import lru_cache
-from typing import TYPE_CHECKING, Final, final, overload
+from collections.abc import Iterable, Iterator, Sequence
+from functools import cache, lru_cache
+from typing import Final, final, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -37,91 +34,128 @@ _KO_MODES: Final = {
     KoRule.POSITIONAL_SUPERKO: K.KO_POSITIONAL,
     KoRule.SITUATIONAL_SUPERKO: K.KO_SITUATIONAL,
 }
-# entry points called with arrays this module makes: int64, one dimension, contiguous
-_advance_into: Final = direct(
-    K.advance_into, "(int64[::1], int64, int64[::1], int64, int64, int64, boolean, int64)"
-)
-_NO_ROOM: Final = K.NO_ROOM
-_advance_here: Final = direct(K.advance_here, "(int64, int64, int64, int64)")
-_address: Final = direct(K.address, "(int64[::1],)")
-_new_arena_kernel: Final = direct(K.new_arena, "(int64, int64[::1])")
-_ARENA_WORDS: Final = 15 * 1024
-"""A game's first arena, in words (120 KiB: a dozen 9x9 positions, three 19x19 ones)."""
-_ARENA_MOST_WORDS: Final = 128 * 1024
-"""The most an arena grows to, in words (1 MiB): each arena of a game is twice as large as the
-one before, up to this, so a long game makes few (each costs a few microseconds to make)."""
+_advance: Final = direct(
+    K.advance, "(int64[::1], int64[::1], int64, int64, int64, boolean, int64)"
+)  # called with arrays this module makes: int64, one dimension, contiguous
+_PASS: Final = MoveKind.PASS
+_empty: Final = np.empty
+_int64: Final = np.int64
 _new: Final = object.__new__
 _COLORS: Final = (None, Color.BLACK, Color.WHITE)
 _DIAGRAM: Final = {".": 0, "+": 0, "X": 1, "x": 1, "#": 1, "O": 2, "o": 2}
 
 
 _TABLES: dict[int, tuple[Move, ...]] = {}
-"""The moves of each board size, made once and never dropped: arenas hold their addresses."""
-_TABLES_LOCK: Final = threading.Lock()
-
-
-def _never_freed(moves: tuple[Move, ...]) -> None:
-    """Raise the reference count of each of ``moves`` by ``2 ** 40``, once.
-
-    Arenas hold the moves' addresses, and :class:`LegalMoves` reads them as objects, without
-    references of their own. A numpy array made over a legal-move view (``np.asarray`` shares
-    a ``ctypes`` array's memory) drops a reference from the move an item held each time the
-    item is written: with this margin no program can drop enough to free a move, so such a
-    write changes what that view shows and nothing else. (CPython with the GIL, where the
-    count is an object's first word; the free-threaded build lays objects out otherwise and
-    is left alone.)"""
-    if sysconfig.get_config_var("Py_GIL_DISABLED"):
-        return
-    for move in moves:
-        count = ctypes.c_ssize_t.from_address(id(move))
-        count.value += 1 << 40
 
 
 def moves_table(size: int) -> tuple[Move, ...]:
     """The ``Move`` of every action of a ``size`` board (cached, so moves are shared)."""
     table = _TABLES.get(size)
     if table is None:
-        with _TABLES_LOCK:  # one table a size, and _VIEW_AT[n] always of n moves
-            table = _TABLES.get(size)
-            if table is None:
-                points = (Point(*divmod(a, size)) for a in range(size * size))
-                table = (*(Move.play(point) for point in points), Move.PASS)
-                _never_freed(table)
-                while len(_VIEW_AT) <= len(table):
-                    _VIEW_AT.append(_view_type(len(_VIEW_AT)).from_address)
-                _TABLES[size] = table
+        table = (*(Move.play(Point(*divmod(a, size))) for a in range(size * size)), Move.PASS)
+        _TABLES[size] = table
     return table
+
+
+@cache
+def _move_array(size: int) -> npt.NDArray[np.object_]:
+    return np.array(moves_table(size), dtype=object)
+
+
+_NO_ACTIONS: Final = np.frombuffer(b"", dtype=np.int64)
+_HEADER_CHECKS: Final = (
+    (K.F_TO_PLAY, 1, 2),
+    (K.F_KO_COLOR, 0, 2),
+    (K.F_PASSES, 0, 1 << 62),
+    (K.F_CAPT_B, 0, 1 << 62),
+    (K.F_CAPT_W, 0, 1 << 62),
+    (K.F_MOVES, 0, 1 << 62),
+)
+"""The header fields a pickle carries beside the board, with their bounds (see :func:`_link`);
+the ko point and last action are checked against the board's size."""
+
+
+def _link(frame: _Frame, previous: GoPosition | None, data: object) -> GoPosition:
+    """One position of a pickled line, from ``(board, header, last move, resigned)`` after
+    ``previous``: every field checked, the state made again from the stones (never read from
+    the pickle), the legal list and superko keys computed again."""
+    if not isinstance(data, tuple) or len(data) != 4:
+        raise ValueError("not a pickled Go position")
+    board_bytes, header, last, resigned = data
+    size, nn = frame.size, frame.nn
+    if last is not None and not isinstance(last, Move):
+        raise ValueError(f"not a Go move: {last!r}")
+    if resigned is not None:
+        if previous is None or not isinstance(resigned, Color):
+            raise ValueError("a resignation without a position before it or a colour")
+        return GoPosition._make(previous._s.copy(), frame, previous, last, Color(resigned))
+    if not isinstance(board_bytes, bytes) or len(board_bytes) != nn:
+        raise ValueError(f"a pickled {size}x{size} Go board has {nn} points")
+    board = np.frombuffer(board_bytes, dtype=np.int8)
+    if int(board.min()) < K.EMPTY or int(board.max()) > K.WHITE:
+        raise ValueError("a Go point holds nothing, a black or a white stone")
+    if not isinstance(header, tuple) or len(header) != K.HEADER:
+        raise ValueError("not a pickled Go position header")
+    if not all(isinstance(v, int) for v in header):
+        raise ValueError("a Go position header holds integers")
+    for field, low, high in _HEADER_CHECKS:
+        if not low <= header[field] <= high:
+            raise ValueError(f"header field {field} of a Go position is out of range")
+    ko, last_action = header[K.F_KO], header[K.F_LAST]
+    if not (ko == -1 or (0 <= ko < nn and board[ko] == K.EMPTY)):
+        raise ValueError(f"the ko point {ko} of a pickled Go position is not an empty point")
+    if not -1 <= last_action <= nn:
+        raise ValueError(f"the last action {last_action} is outside -1..{nn}")
+    state = K.board_state(board.astype(np.int64), size)
+    stones = np.flatnonzero(board)
+    if stones.size and int(state[3 * nn + state[nn + stones]].min()) <= 0:
+        raise ValueError("a group of a pickled Go position has no liberty")
+    h = frame.h
+    for field in (K.F_TO_PLAY, K.F_KO, K.F_KO_COLOR, K.F_PASSES, K.F_CAPT_B, K.F_CAPT_W):
+        state[h + field] = header[field]
+    state[h + K.F_MOVES] = header[K.F_MOVES]
+    state[h + K.F_LAST] = last_action
+    keys = previous._superko_keys() if previous is not None else _NO_KEYS
+    full = K._finish(state, size, frame.suicide, frame.mode, keys, True, -1)
+    full[h + K.F_STATUS] = K.OK
+    return GoPosition._make(full, frame, previous, last)
+
+
+def _unpickle(size: object, rules: object, links: object) -> GoPosition:
+    """A pickled position (see :meth:`GoPosition.__reduce__`), checked as any input is: a
+    crafted pickle raises ``ValueError``."""
+    if not isinstance(size, int):
+        raise ValueError(f"not a Go board size: {size!r}")
+    _check_size(size)
+    if not isinstance(rules, GoRules):
+        raise ValueError(f"not Go rules: {rules!r}")
+    if not isinstance(links, list) or not links:
+        raise ValueError("a pickled Go position holds its line of positions")
+    frame = _frame(size, rules)
+    position: GoPosition | None = None
+    for data in links:  # a loop, not a recursion: a game of any length
+        position = _link(frame, position, data)
+    assert position is not None
+    return position
+
+
+def _color(color: object) -> Color:
+    """``color`` as a :class:`Color`, or a ``ValueError`` that says what a colour is."""
+    try:
+        return Color(color)  # type: ignore[arg-type]  # checked here
+    except ValueError:
+        raise ValueError(f"a colour is Color.BLACK or Color.WHITE, not {color!r}") from None
+
+
+def _frozen(actions: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+    """A read-only copy of ``actions`` over an immutable ``bytes`` object: numpy refuses to
+    make it writeable again, so nothing can change a position through it."""
+    return np.frombuffer(actions.tobytes(), dtype=np.int64)
 
 
 def _check_size(size: int) -> None:
     if not isinstance(size, int) or not MIN_SIZE <= size <= MAX_SIZE:
         raise ValueError(f"Go board size must be {MIN_SIZE}..{MAX_SIZE}, not {size!r}")
-
-
-def _new_arena(frame: _Frame, words: int, after: int = 0) -> npt.NDArray[np.int64]:
-    """Memory for the positions played from one another: each takes the next free part (see
-    :func:`K.advance_into`) and never changes again. A position holds its arena and where its
-    own full array starts; making a position then costs no allocation. An arena lives as long
-    as any of its positions: one position kept while the rest of its arena's died holds the
-    whole arena (up to 1 MiB, :data:`_ARENA_MOST_WORDS`). ``words``: room for at least two
-    positions of that many words; ``after``: the size of the arena it follows in its game."""
-    least = K.ARENA_START + 3 * frame.objects + 2 * words
-    size = max(least, min(2 * after, _ARENA_MOST_WORDS), _ARENA_WORDS)
-    return _new_arena_kernel(size, frame.addresses)  # type: ignore[no-any-return]
-
-
-def _adopt(state: npt.NDArray[np.int64], frame: _Frame) -> tuple[npt.NDArray[np.int64], int]:
-    """A new arena holding the full array ``state`` first, placed as :func:`K.advance_into`
-    places a position (see :func:`K.adopt`); returns the arena and where the array starts."""
-    arena = _new_arena(frame, state.shape[0] + 64)
-    return arena, int(K.adopt(arena, state, frame.size))
-
-
-def _view_base(arena: npt.NDArray[np.int64], frame: _Frame) -> int:
-    """The address that :meth:`GoPosition.legal_moves` adds ``8 * offset`` to, for the legal
-    moves of the position whose full array starts at ``arena[offset]``."""
-    address: int = _address(arena)
-    return address - 8 * (frame.nn + 1)
 
 
 @final
@@ -130,44 +164,19 @@ class _Frame:
     array start, the rules (and the kernels' codes for them) and the table of moves. Positions
     hold one reference to it, so that making a position sets few attributes."""
 
-    __slots__ = (
-        "actions",
-        "addresses",
-        "code",
-        "count_at",
-        "h",
-        "keys_at",
-        "length",
-        "mode",
-        "nkeys_at",
-        "nn",
-        "objects",
-        "rules",
-        "size",
-        "suicide",
-        "table",
-    )
+    __slots__ = ("h", "keys_at", "length", "mode", "nn", "rules", "size", "suicide", "table")
 
     def __init__(self, size: int, rules: GoRules) -> None:
         nn = size * size
         self.size = size
         self.nn = nn
         self.h = 10 * nn
-        # where the parts of a full array start (the kernels own the layout)
-        self.length, self.count_at, self.nkeys_at, _, self.keys_at = K.full_offsets(size)
+        self.length = 10 * nn + K.HEADER
+        self.keys_at = self.length + nn + 3 + K.BLOOM_WORDS
         self.rules = rules
         self.mode = _KO_MODES[rules.ko]
         self.suicide = rules.suicide_allowed
         self.table = moves_table(size)
-        # the action of each move of ``table``, by identity: the moves that legal_moves()
-        # gives find their action without a look at their point (the table lives as long as
-        # the process, so the identities are never reused)
-        self.actions = {id(move): action for action, move in enumerate(self.table)}
-        # the moves' addresses, for the arenas' move tables (see K.ARENA_TABLE): the table's
-        # moves live as long as the process (_TABLES), so the addresses stay valid
-        self.addresses = np.array([id(move) for move in self.table], dtype=np.int64)
-        self.objects = K.object_words(nn)
-        self.code = K.rules_code(size, self.suicide, self.mode)
 
     def __reduce__(self) -> tuple[object, tuple[int, GoRules]]:
         # unpickled positions share the frame of their game, as played ones do
@@ -181,63 +190,55 @@ def _frame(size: int, rules: GoRules) -> _Frame:
     return _Frame(size, rules)
 
 
-if TYPE_CHECKING:
-    _View = Sequence[Move]
-else:
-    _View = ctypes.Array
+@final
+class LegalMoves(Sequence[Move]):
+    """The legal moves of a position: an immutable sequence view in action order, pass last.
 
-
-class LegalMoves(_View):
-    """The legal moves of a position: an immutable sequence in action order, pass last.
-
-    ``len``, indexing and iteration run in C, as for a tuple: a legal-move list is a ``ctypes``
-    array of objects laid over the words in front of the position's kernel arrays, where the
-    kernel that made the position wrote the addresses of its legal moves' cached :class:`Move`
-    objects (see ``K.ARENA_TABLE``). Nothing is copied and nothing is built: ``legal_moves()``
-    then ``random.choice`` costs what the same on a tuple costs, and making the tuple would
-    cost more than the move. The view holds its position (and so the memory it reads), cannot
-    be written, and pickles as its position's ``legal_moves()``. A slice is a list;
-    ``move in moves`` is a binary search. (``np.array(moves)`` copies the moves;
-    ``np.asarray(moves)`` shares the view's memory, as for any ``ctypes`` array: writing it
-    would change what this position's views show, and nothing else, see ``_never_freed``.)
+    Indexing and ``len`` read the position's legal-action array directly; iterating builds the
+    tuple of cached :class:`Move` objects once. ``move in moves`` is a binary search.
     """
 
-    _type_ = ctypes.py_object
-    _length_ = 0
-    __slots__ = ("_p",)
-    _p: GoPosition
+    __slots__ = ("_array", "_n", "_size", "_start", "_table", "_tuple")
 
-    if TYPE_CHECKING:
+    def __init__(self, array: npt.NDArray[np.int64], start: int, n: int, size: int) -> None:
+        self._array = array
+        self._start = start
+        self._n = n
+        self._size = size
+        self._table = _TABLES.get(size) or moves_table(size)
+        self._tuple: tuple[Move, ...] | None = None
 
-        def __len__(self) -> int: ...
+    def __len__(self) -> int:
+        return self._n
 
-        @overload
-        def __getitem__(self, index: int) -> Move: ...
+    @overload
+    def __getitem__(self, index: int) -> Move: ...
 
-        @overload
-        def __getitem__(self, index: slice) -> list[Move]: ...
+    @overload
+    def __getitem__(self, index: slice) -> tuple[Move, ...]: ...
 
-        def __getitem__(self, index: int | slice) -> Move | list[Move]: ...
+    def __getitem__(self, index: int | slice) -> Move | tuple[Move, ...]:
+        n = self._n
+        if index.__class__ is int and 0 <= index < n:  # type: ignore[operator]
+            move: Move = self._table[self._array[self._start + index]]  # type: ignore[operator]
+            return move
+        return self.as_tuple()[index]
 
-        @classmethod
-        def from_address(cls, address: int) -> LegalMoves: ...
+    @property
+    def _actions(self) -> npt.NDArray[np.int64]:
+        return self._array[self._start : self._start + self._n]
 
-    def __setitem__(self, index: object, value: object) -> None:
-        raise TypeError("legal moves cannot be changed")
-
-    def __delitem__(self, index: object) -> None:
-        raise TypeError("legal moves cannot be changed")
+    def __iter__(self) -> Iterator[Move]:
+        return iter(self.as_tuple())
 
     def __contains__(self, move: object) -> bool:
-        size = self._p._f.size
         if not isinstance(move, Move) or move.is_resign:
             return False
-        if move.point is not None and not move.point.on_board(size):
+        if move.point is not None and not move.point.on_board(self._size):
             return False
-        action = move.to_action(size)
-        actions = self.actions()
-        i = int(np.searchsorted(actions, action))
-        return i < len(actions) and int(actions[i]) == action
+        action = move.to_action(self._size)
+        i = int(np.searchsorted(self._actions, action))
+        return i < len(self._actions) and int(self._actions[i]) == action
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, LegalMoves | tuple | list):
@@ -247,50 +248,20 @@ class LegalMoves(_View):
     def __hash__(self) -> int:
         return hash(self.as_tuple())
 
-    def __reduce__(self) -> tuple[object, tuple[GoPosition]]:
-        return _legal_moves, (self._p,)
-
-    def index(self, move: object, start: int = 0, stop: int | None = None) -> int:
-        """Where ``move`` is (``ValueError`` when it is not legal here)."""
-        return self.as_tuple().index(move, start, len(self) if stop is None else stop)
-
-    def count(self, move: object) -> int:
-        """1 when ``move`` is legal here, else 0."""
-        return int(move in self)
-
     def as_tuple(self) -> tuple[Move, ...]:
-        """The moves as a tuple."""
-        return tuple(self)
+        """The moves as a tuple (built once)."""
+        moves = self._tuple
+        if moves is None:
+            moves = self._tuple = tuple(_move_array(self._size)[self._actions].tolist())
+        return moves
 
     def actions(self) -> npt.NDArray[np.int64]:
-        """The legal action indices (read-only)."""
-        return self._p.legal_actions()
+        """The legal action indices (a read-only copy)."""
+        return _frozen(self._actions)
 
     def __repr__(self) -> str:
-        size = self._p._f.size
-        text = ", ".join(m.to_gtp(size) for m in self)
+        text = ", ".join(m.to_gtp(self._size) for m in self.as_tuple())
         return f"<LegalMoves ({text})>"
-
-
-Sequence.register(LegalMoves)
-
-
-def _view_type(length: int) -> type[LegalMoves]:
-    """The :class:`LegalMoves` of ``length`` moves (a ``ctypes`` array type has one length)."""
-    namespace = {"_length_": length, "_type_": ctypes.py_object, "__slots__": ()}
-    view = type("LegalMoves", (LegalMoves,), namespace)
-    view.__module__ = __name__
-    return view
-
-
-_VIEW_AT: Final[list[Callable[[int], LegalMoves]]] = []
-"""``_VIEW_AT[n](address)``: the :class:`LegalMoves` of the ``n`` moves whose addresses are at
-``address`` (made up to the largest board's ``nn + 1`` by :func:`moves_table`)."""
-
-
-def _legal_moves(position: GoPosition) -> LegalMoves:
-    """``position.legal_moves()`` (for pickling a :class:`LegalMoves`)."""
-    return position.legal_moves()
 
 
 @final
@@ -300,23 +271,18 @@ class GoPosition:
     Make one with :func:`new_game` (or :meth:`from_diagram`). :meth:`play` returns a new
     position and never changes this one. The fast path for search is in
     :mod:`imago.games.go.fastpath`.
-
-    Each position's kernel arrays (its state, legal actions and superko keys: a *full array*,
-    see :func:`K.finish`) sit in an arena shared with the positions played before and after
-    it, written once by the kernel that makes the position and only read after that.
     """
 
-    __slots__ = ("_f", "_last", "_n", "_o", "_previous", "_s", "_v")
+    __slots__ = ("_f", "_last", "_legal", "_moves", "_n", "_previous", "_resigned", "_s")
 
-    _s: npt.NDArray[np.int64]  # the arena holding this position's full array ...
-    _o: int  # ... from here: read it as ``_s[_o + offset]``, never write it
+    _s: npt.NDArray[np.int64]
     _f: _Frame
     _previous: GoPosition | None
     _last: Move | None
-    _resigned: Color | None = None  # a game ended by resignation is a _Resigned position
-    _n: int  # bits 0-15: legal actions (0 once over); 16-31: superko keys (see _keys); above:
-    # nothing to read (a played position keeps all its kernel's answer, see K.advance_into)
-    _v: int  # the address of this arena's legal-move words, less 8 * _o (see legal_moves)
+    _resigned: Color | None
+    _n: int  # the number of legal actions, plus the number of superko keys << 16
+    _legal: npt.NDArray[np.int64] | None
+    _moves: LegalMoves | None
 
     game = "go"
 
@@ -330,21 +296,17 @@ class GoPosition:
         last: Move | None,
         resigned: Color | None = None,
     ) -> GoPosition:
-        self = object.__new__(_Resigned if resigned else cls)
-        self._s, self._o = _adopt(state, frame)
-        self._v = _view_base(self._s, frame)
+        self = object.__new__(cls)
+        self._s = state
         self._f = frame
         self._previous = previous
         self._last = last
-        if resigned:
-            self._resigned = resigned  # type: ignore[misc]  # self is a _Resigned
-        legal = 0 if resigned else int(state[frame.count_at])
-        self._n = int(state[frame.nkeys_at]) << 16 | legal
+        self._resigned = resigned
+        self._legal = None
+        self._moves = None
+        at = frame.length + frame.nn
+        self._n = int(state[at + 1]) | int(state[at + 2]) << 16
         return self
-
-    def __reduce__(self) -> tuple[object, tuple[object, ...]]:
-        # its own full array only, not the arena it shares with other positions
-        return _restore, (self._full(), self._f, self._previous, self._last, self._resigned)
 
     @classmethod
     def empty(cls, size: int = 9, rules: GoRules | None = None) -> GoPosition:
@@ -420,12 +382,12 @@ class GoPosition:
 
     @property
     def to_play(self) -> Color:
-        return _COLORS[self._s[self._o + self._f.h + K.F_TO_PLAY]]  # type: ignore[return-value]
+        return _COLORS[self._s[self._f.h + K.F_TO_PLAY]]  # type: ignore[return-value]
 
     @property
     def key(self) -> int:
         """Zobrist key of the stones and the side to move (a non-negative 64-bit integer)."""
-        s, h = self._s, self._o + self._f.h
+        s, h = self._s, self._f.h
         key = int(s[h + K.F_HASH])
         if s[h + K.F_TO_PLAY] == K.WHITE:
             key ^= int(K.ZOBRIST_WHITE_TO_PLAY)
@@ -434,7 +396,7 @@ class GoPosition:
     @property
     def board_key(self) -> int:
         """Zobrist key of the stones only (what positional superko compares)."""
-        return int(self._s[self._o + self._f.h + K.F_HASH]) & _MASK64
+        return int(self._s[self._f.h + K.F_HASH]) & _MASK64
 
     @property
     def num_actions(self) -> int:
@@ -450,12 +412,12 @@ class GoPosition:
 
     @property
     def move_number(self) -> int:
-        return int(self._s[self._o + self._f.h + K.F_MOVES])
+        return int(self._s[self._f.h + K.F_MOVES])
 
     @property
     def ko_point(self) -> Point | None:
         """The point the simple-ko rule forbids to the side to move, if any."""
-        s, h = self._s, self._o + self._f.h
+        s, h = self._s, self._f.h
         ko = int(s[h + K.F_KO])
         if ko < 0 or s[h + K.F_KO_COLOR] != s[h + K.F_TO_PLAY]:
             return None
@@ -463,39 +425,60 @@ class GoPosition:
 
     @property
     def consecutive_passes(self) -> int:
-        return int(self._s[self._o + self._f.h + K.F_PASSES])
+        return int(self._s[self._f.h + K.F_PASSES])
 
     def captures(self, color: Color) -> int:
         """How many stones ``color`` has captured (prisoners it holds)."""
-        return int(self._s[self._o + self._f.h + K.F_CAPT_B + int(color) - 1])
+        return int(self._s[self._f.h + K.F_CAPT_B + int(color) - 1])
 
     def board(self) -> npt.NDArray[np.int8]:
         """A ``(size, size)`` copy of the board: 0 empty, 1 black, 2 white."""
-        return self._points().astype(np.int8).reshape(self._f.size, self._f.size)
+        return self._s[: self._f.nn].astype(np.int8).reshape(self._f.size, self._f.size)
 
     def color_at(self, point: Point) -> Color | None:
         """The stone on ``point``, or ``None``."""
         self._check_point(point)
-        return _COLORS[self._s[self._o + point.index(self._f.size)]]
+        return _COLORS[self._s[point.index(self._f.size)]]
 
     def stones(self, color: Color) -> list[Point]:
         """The points of ``color``'s stones, in action order."""
         size = self._f.size
-        found = np.flatnonzero(self._points() == int(color))
+        found = np.flatnonzero(self._s[: self._f.nn] == int(color))
         return [Point(*divmod(int(p), size)) for p in found]
 
     def legal_moves(self) -> LegalMoves:
-        """Every legal move in action order, pass last (empty once the game is over): an
-        immutable sequence that reads the position's own list (see :class:`LegalMoves`)."""
-        moves = _VIEW_AT[self._n & 0xFFFF](self._v + (self._o << 3))
-        moves._p = self
+        """Every legal move in action order, pass last (empty once the game is over): a
+        lazy, immutable sequence view."""
+        moves = self._moves
+        if moves is None:
+            if self._resigned is None:
+                frame = self._f
+                moves = _new(LegalMoves)
+                moves._array = self._s
+                moves._start = frame.length
+                moves._n = self._n & 0xFFFF
+                moves._size = frame.size
+                moves._table = frame.table
+                moves._tuple = None
+            else:
+                moves = LegalMoves(_NO_KEYS, 0, 0, self._f.size)
+            self._moves = moves
         return moves
 
     def legal_actions(self) -> npt.NDArray[np.int64]:
         """The legal action indices, ascending, pass last (read-only)."""
-        start = self._o + self._f.length
-        legal = self._s[start : start + (self._n & 0xFFFF)]
-        legal.flags.writeable = False
+        legal = self._legal
+        if legal is None:
+            legal = self._legal_view()
+        return legal
+
+    def _legal_view(self) -> npt.NDArray[np.int64]:
+        if self._resigned is not None:
+            legal = _NO_ACTIONS
+        else:
+            start = self._f.length
+            legal = _frozen(self._s[start : start + (self._n & 0xFFFF)])
+        self._legal = legal
         return legal
 
     def legal_mask(self) -> npt.NDArray[np.bool_]:
@@ -509,9 +492,9 @@ class GoPosition:
             return []
         out = np.empty(self._f.nn + 1, dtype=np.int64)
         n = K.sensible_actions(
-            self._state(),
+            self._s,
             self._f.size,
-            self._s[self._o + self._f.h + K.F_TO_PLAY],
+            self._s[self._f.h + K.F_TO_PLAY],
             self._f.rules.suicide_allowed,
             _KO_MODES[self._f.rules.ko],
             self._superko_keys(),
@@ -530,7 +513,7 @@ class GoPosition:
         assert point is not None
         if not point.on_board(self._f.size):
             return False
-        who = self._s[self._o + self._f.h + K.F_TO_PLAY] if color is None else int(color)
+        who = self._s[self._f.h + K.F_TO_PLAY] if color is None else _color(color)
         return self._status(point.index(self._f.size), who) is None
 
     def play(self, move: Move, color: Color | None = None) -> GoPosition:
@@ -539,63 +522,46 @@ class GoPosition:
         Raises ``IllegalMoveError`` (occupied, suicide, ko, superko, game over) or
         ``InvalidMoveError`` (off the board); this position never changes.
         """
-        frame = self._f
-        arena = self._s
-        action = frame.actions.get(id(move))  # the moves of legal_moves(): no checks needed
-        if action is not None and color is None:
-            made = _advance_here(self._v, self._o, frame.code, action)
-        else:
-            made = K.OK  # not tried (the kernel never answers OK)
-        new = _new(GoPosition)
-        if made > _NO_ROOM:  # made: a new position's legal moves, keys and offset
-            new._v = self._v
-        else:  # not tried, refused, or no room left in the arena
-            if not isinstance(move, Move):
-                raise TypeError(
-                    f"play takes a Move, not {move!r}: read a GTP vertex with "
-                    "parse_move('D4'), or play an action index with play_action"
-                )
-            if move.is_resign:
-                return self._resign(move, color)
-            arena, made = self._advance(move, color, made == K.NO_ROOM)
-            new._v = self._v if arena is self._s else _view_base(arena, frame)
-        new._s = arena
-        new._o = made >> 32
-        new._f = frame
-        new._previous = self
-        new._last = move
-        new._n = made
-        return new
-
-    def _advance(
-        self, move: Move, color: Color | None, full: bool = False
-    ) -> tuple[npt.NDArray[np.int64], int]:
-        """What :meth:`play` does for any move object and colour: the checks, the errors, and
-        a new arena when this one is ``full`` (known) or found full. Returns the arena and
-        what the kernel returned."""
+        if self._resigned is not None:
+            raise IllegalMoveError(IllegalReason.GAME_OVER, self.format_move(move))
         frame = self._f
         point = move.point
         if point is not None:
             size = frame.size
-            if not 0 <= point.row < size or not 0 <= point.col < size:
+            row = point.row
+            col = point.col
+            if row < 0 or row >= size or col < 0 or col >= size:
                 raise InvalidMoveError(f"{point} is off a {size}x{size} board")
-            action = point.row * size + point.col
+            action = row * size + col
+        elif move.kind is _PASS:
+            action = frame.nn
         else:
-            action = frame.nn  # a pass
-        s = arena = self._s
-        args = (frame.size, action, 0 if color is None else int(color), frame.suicide, frame.mode)
-        made = K.NO_ROOM if full else _advance_into(s, self._o, arena, *args)
-        if made == K.NO_ROOM:
-            arena = _new_arena(frame, frame.keys_at + self._keys() + 1, arena.shape[0])
-            made = _advance_into(s, self._o, arena, *args)
-        if made <= _NO_ROOM:
-            raise IllegalMoveError(_REASONS[made], self.format_move(move))
-        return arena, made
-
-    def _resign(self, move: Move, color: Color | None) -> GoPosition:
-        if self.is_over():
-            raise IllegalMoveError(IllegalReason.GAME_OVER, "resign")
-        return GoPosition._make(self._full(), self._f, self, move, color or self.to_play)
+            if self.is_over():
+                raise IllegalMoveError(IllegalReason.GAME_OVER, "resign")
+            who = color or self.to_play
+            # its own copy of the state: positions never share an array
+            return GoPosition._make(self._s.copy(), frame, self, move, _color(who))
+        s = self._s
+        mode = frame.mode
+        length = s.shape[0]
+        if mode and (self._n >> 16) + frame.keys_at >= length:
+            length += 64  # room for 64 more superko keys
+        child = _empty(length, _int64)
+        result = _advance(
+            s, child, frame.size, action, 0 if color is None else _color(color), frame.suicide, mode
+        )
+        if result >= 0:
+            raise IllegalMoveError(_REASONS[result], self.format_move(move))
+        new = _new(GoPosition)
+        new._s = child
+        new._f = frame
+        new._previous = self
+        new._last = move
+        new._resigned = None
+        new._legal = None
+        new._moves = None
+        new._n = -1 - result
+        return new
 
     def play_action(self, action: int) -> GoPosition:
         """:meth:`play` by action index (pass is ``size * size``)."""
@@ -615,7 +581,7 @@ class GoPosition:
         Not a move: nothing is captured, the move number and captures do not change, and the
         ko ban is lifted. The result's :attr:`previous` is this position's.
         """
-        s = self._state().copy()
+        s = self._s[: self._f.length].copy()
         size = self._f.size
         changes = [(p, K.EMPTY) for p in empty]
         changes += [(p, K.BLACK) for p in black] + [(p, K.WHITE) for p in white]
@@ -639,7 +605,7 @@ class GoPosition:
         result's :attr:`previous` is this position."""
         if self._resigned is not None:
             raise IllegalMoveError(IllegalReason.GAME_OVER, "resign")
-        s = self._state().copy()
+        s = self._s[: self._f.length].copy()
         s[self._f.h + K.F_PASSES] = 0
         frame = self._f
         keys = self._superko_keys()
@@ -648,7 +614,7 @@ class GoPosition:
 
     def is_over(self) -> bool:
         """After two consecutive passes or a resignation."""
-        return not self._n & 0xFFFF
+        return self._resigned is not None or not self._n & 0xFFFF
 
     @property
     def resigned(self) -> Color | None:
@@ -682,7 +648,7 @@ class GoPosition:
     def diagram(self) -> str:
         """The board as rows of ``X``, ``O`` and ``.`` (top row first), one space apart."""
         chars = ".XO"
-        values = self._points().tolist()
+        values = self._s[: self._f.nn].tolist()
         size = self._f.size
         return "\n".join(
             " ".join(chars[v] for v in values[r * size : (r + 1) * size]) for r in range(size)
@@ -710,16 +676,39 @@ class GoPosition:
             and self.to_play == other.to_play
             and self.ko_point == other.ko_point
             and self.consecutive_passes == other.consecutive_passes
-            and bool(np.array_equal(self._points(), other._points()))
+            and bool(np.array_equal(self._s[: self._f.nn], other._s[: other._f.nn]))
         )
 
     def __hash__(self) -> int:
         return hash((self._f.size, self.key))
 
+    # -- copies and pickles -------------------------------------------------------------------
+    def __copy__(self) -> GoPosition:
+        return self  # immutable, as a tuple of immutables is
+
+    def __deepcopy__(self, memo: dict[int, object]) -> GoPosition:
+        return self
+
+    def __reduce__(self) -> tuple[object, tuple[int, GoRules, list[tuple[object, ...]]]]:
+        """The whole line of positions from the game's start, root first, each as its stones
+        and header (no recursion through :attr:`previous`, so games of any length pickle);
+        :func:`_unpickle` checks and rebuilds each."""
+        frame = self._f
+        nn, h = frame.nn, frame.h
+        links: list[tuple[object, ...]] = []
+        walk: GoPosition | None = self
+        while walk is not None:
+            s = walk._s
+            header = tuple(int(v) for v in s[h : h + K.HEADER].tolist())
+            links.append((s[:nn].astype(np.int8).tobytes(), header, walk._last, walk._resigned))
+            walk = walk._previous
+        links.reverse()
+        return _unpickle, (frame.size, frame.rules, links)
+
     # -- fast path ----------------------------------------------------------------------------
     def arrays(self) -> npt.NDArray[np.int64]:
         """A copy of the kernel state array (see :mod:`imago.games.go.fastpath`)."""
-        return self._state().copy()
+        return self._s[: self._f.length].copy()
 
     def superko_keys(self) -> npt.NDArray[np.int64]:
         """A copy of the sorted keys the superko rule forbids to recreate (empty under simple
@@ -733,35 +722,18 @@ class GoPosition:
 
     def _stone_bound(self) -> int:
         """No board of this position's superko keys has more stones (see ``K.F_TOP``)."""
-        return int(self._s[self._o + self._f.h + K.F_TOP])
-
-    def _points(self) -> npt.NDArray[np.int64]:
-        """The board part of the state (a view of the arena: never write it)."""
-        return self._s[self._o : self._o + self._f.nn]
-
-    def _state(self) -> npt.NDArray[np.int64]:
-        """The kernel state array (a view of the arena: never write it)."""
-        return self._s[self._o : self._o + self._f.length]
-
-    def _full(self) -> npt.NDArray[np.int64]:
-        """A copy of the full array: the state, the legal actions and the superko keys."""
-        return self._s[self._o : self._o + self._f.keys_at + self._keys()].copy()
-
-    def _keys(self) -> int:
-        """The number of superko keys."""
-        return (self._n >> 16) & 0xFFFF
+        return int(self._s[self._f.h + K.F_TOP])
 
     def _superko_keys(self) -> npt.NDArray[np.int64]:
-        start = self._o + self._f.keys_at
-        return self._s[start : start + self._keys()]
+        start = self._f.length + self._f.nn + 3 + K.BLOOM_WORDS
+        return self._s[start : start + self._s[self._f.length + self._f.nn + 2]]
 
     def _status(self, action: int, color: int) -> IllegalReason | None:
-        state = self._state()
-        status = K.check(state, self._f.size, action, color, self._f.rules.suicide_allowed)
+        status = K.check(self._s, self._f.size, action, color, self._f.rules.suicide_allowed)
         if status:
             return _REASONS[status]
         if self._f.rules.ko is not KoRule.SIMPLE:
-            key = K.result_hash(state, self._f.size, action, color)
+            key = K.result_hash(self._s, self._f.size, action, color)
             if self._f.rules.ko is KoRule.SITUATIONAL_SUPERKO and color == K.BLACK:
                 key ^= K.ZOBRIST_WHITE_TO_PLAY
             if K.contains(self._superko_keys(), key):
@@ -777,32 +749,8 @@ class GoPosition:
         point = move.point
         assert point is not None
         self._check_point(point)
-        who = self.to_play if color is None else color
+        who = self.to_play if color is None else _color(color)
         return self._status(point.index(self._f.size), int(who))
-
-
-@final
-class _Resigned(GoPosition):  # type: ignore[misc]  # GoPosition is final to users, not to itself
-    """A position after a resignation: the game is over, and its play raises."""
-
-    __slots__ = ("_resigned",)
-    _resigned: Color | None
-
-    def play(self, move: Move, color: Color | None = None) -> GoPosition:
-        raise IllegalMoveError(IllegalReason.GAME_OVER, self.format_move(move))
-
-
-def _restore(
-    state: npt.NDArray[np.int64],
-    frame: _Frame,
-    previous: GoPosition | None,
-    last: Move | None,
-    resigned: Color | None,
-) -> GoPosition:
-    """An unpickled position (see ``GoPosition.__reduce__``)."""
-    if state.dtype != np.int64 or state.ndim != 1 or state.shape[0] < frame.keys_at:
-        raise ValueError(f"not a {frame.size}x{frame.size} Go position's full array")
-    return GoPosition._make(state, frame, previous, last, resigned)
 
 
 def new_game(size: int = 9, rules: GoRules | None = None, handicap: int = 0) -> GoPosition:

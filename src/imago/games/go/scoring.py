@@ -124,7 +124,7 @@ def area_counts(position: GoPosition, dead: Iterable[Point] = ()) -> tuple[int, 
     """Area counts ``(black, white)`` after taking ``dead`` stones off the board."""
     dead = list(dead)
     if not dead:
-        b, w = K.area_score(position._state(), position.size)
+        b, w = K.area_score(position._s, position.size)
         return int(b), int(w)
     board = _Board(position, dead)
     counts = [0, 0, 0]
