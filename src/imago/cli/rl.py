@@ -324,10 +324,17 @@ def init(
 @rl_app.command("loop")
 def loop(
     run: Path = RUN,
-    rounds: int = typer.Option(None, help="Stop once this many more generations exist."),
-    hours: float = typer.Option(None, help="Stop after this many hours."),
+    rounds: int = typer.Option(
+        None, help="Stop after this many more generations, counted from this invocation."
+    ),
+    hours: float = typer.Option(
+        None, help="Stop after this many hours, counted from this invocation."
+    ),
     test: bool = typer.Option(
-        False, "--test", help="A new run with a tiny network and tiny settings (seconds)."
+        False,
+        "--test",
+        help="A tiny network and tiny settings (seconds): a new test run, or two more rounds "
+        "of an existing test run (refused on any other run). Without --rounds: 2 rounds.",
     ),
     game: str = typer.Option("othello", help="With --test or a new folder: go or othello."),
     size: int = typer.Option(None, help="With --test or a new folder: the board size."),
@@ -345,8 +352,10 @@ def loop(
     ),
 ) -> None:
     """Run the loop: bootstrap, then rounds of self-play, training, validation, gating (and
-    reference matches), until stopped. A new folder is created with --test settings or
-    the scratch preset."""
+    reference matches), until --rounds more generations exist, --hours have passed (both
+    counted from this invocation, on a new or an existing folder) or Ctrl-C; without either,
+    until stopped (--test: 2 rounds). A new folder is created with --test settings or the
+    scratch preset. The last line says why the loop stopped."""
     from imago.rl.folder import RunFolder
     from imago.rl.stages import init as init_run
     from imago.rl.stages import loop as run_loop
@@ -360,9 +369,12 @@ def loop(
         with _errors():
             init_run(folder, config)
         console.print(f"new run {run}: {game} {config.spec.size}x{config.spec.size}, {preset}")
-        if test and rounds is None:
-            rounds = 2
     folder, config = _folder(run)
+    if test:
+        _check_test_run(run, config)
+        if rounds is None:
+            rounds = 2
+    first = folder.latest() or 0
     started = time.time()
     with (
         _errors(),
@@ -381,10 +393,30 @@ def loop(
             selfplay=selfplay, pool=pool, ranks=ranks, checkpoint=checkpoint,
         )  # fmt: skip
     best = folder.best()
+    if stop.is_set():
+        why = "interrupted"
+    elif rounds is not None and latest >= first + rounds:
+        why = f"{latest - first} round{'s' * (latest - first != 1)} done (--rounds {rounds})"
+    elif hours is not None and time.time() - started >= 3600 * hours:
+        why = f"{hours:g} hours spent (--hours)"
+    else:
+        why = "a stage stopped early"
     console.print(
-        f"generation {latest} (best {best}) after {time.time() - started:.0f} s; "
-        f"`imago rl status {run}` shows the run"
+        f"stopped: {why}; generation {latest} (best {best}) after "
+        f"{time.time() - started:.0f} s; `imago rl status {run}` shows the run"
     )
+
+
+def _check_test_run(run: Path, config: Any) -> None:
+    """``--test`` on an existing folder: only a test run (the tiny network and rounds)."""
+    from imago.rl.config import smoke_config
+
+    tiny = smoke_config(config.spec)
+    if (config.model, config.games_per_round) != (tiny.model, tiny.games_per_round):
+        raise fail(
+            f"{run} is not a test run ({config.model}, {config.games_per_round} games a "
+            "round): run it without --test, or give --test a new folder"
+        )
 
 
 # -- single stages ---------------------------------------------------------------------------------
