@@ -164,6 +164,13 @@ def _progress_run(
     done = list(MatchFolder(out).records().values()) if out is not None else []
     planned = {p.index for p in schedule}
     finished = [r for r in done if r.index in planned]
+    if finished and len(finished) >= len(schedule):
+        console.print(f"all {len(schedule)} games are already in {out}: nothing left to play")
+    elif finished:
+        console.print(
+            f"resuming {out}: {len(finished)} of {len(schedule)} games already played, "
+            f"{len(schedule) - len(finished)} left"
+        )
     columns = (
         TextColumn("{task.description}"),
         BarColumn(),
