@@ -447,6 +447,11 @@ def selfplay(
     from imago.rl.stages import self_play
 
     folder, config = _folder(run)
+    if follow:
+        console.print(
+            f"self-play worker on {run}: runs until stopped (Ctrl-C saves the games "
+            "finished and stops)" + (f", or after {games} games" if games else "")
+        )
     with (
         _errors(),
         _pool(folder, config, workers, ray, worker, inference) as pool,

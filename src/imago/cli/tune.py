@@ -177,8 +177,17 @@ def _evolve(run: GeneticRun, executor: Executor, cluster: bool) -> None:
         TimeElapsedColumn(),
         TimeRemainingColumn(),
     )
-    for generation in run.history():
+    history = run.history()
+    for generation in history:
         _print_generation(generation)
+    wanted = run.config.generations
+    if history and len(history) >= wanted:
+        console.print(f"all {wanted} generations are already in {run.folder}: nothing left")
+    elif history:
+        console.print(
+            f"resuming {run.folder}: {len(history)} of {wanted} generations finished, "
+            f"{wanted - len(history)} left"
+        )
     with Progress(*columns, console=console, transient=True) as progress:
         tasks: dict[int, TaskID] = {}
 
