@@ -24,8 +24,14 @@ def serve(
     ),
     allow_commands: bool = typer.Option(
         False,
+        "--allow-engines",
         "--allow-commands",
-        help="Allow external GTP programs (the gtp agent) on a server that is not loopback-only.",
+        help="Allow external GTP programs (the gtp agent runs a command line as you); "
+        "refused unless given.",
+    ),
+    token: str = typer.Option(
+        "",
+        help="The secret the page's address must carry (?token=...); a random one by default.",
     ),
 ) -> None:
     """Serve imago's board on http://HOST:PORT/ (127.0.0.1 unless --host is given)."""
@@ -39,6 +45,7 @@ def serve(
         raise fail(
             f"the web extra is not installed ({error.name}): pip install 'imago[web]'"
         ) from None
+    import dataclasses
     import threading
     import webbrowser
 
@@ -56,14 +63,16 @@ def serve(
         ),
         allow_commands=allow_commands,
     )
+    if token:
+        config = dataclasses.replace(config, token=token)
     if not config.loopback:
         err_console.print(
             f"[bold yellow]warning:[/] listening on {host}: other machines can reach this "
             "server and use your CPU"
             + (
-                " and run programs through the gtp agent (--allow-commands)."
+                " and run programs through the gtp agent (--allow-engines)."
                 if allow_commands
-                else " (external GTP programs are refused; --allow-commands allows them)."
+                else " (external GTP programs are refused; --allow-engines allows them)."
             )
         )
     try:
@@ -72,7 +81,7 @@ def serve(
         from imago.core.errors import os_error_text
 
         raise fail(f"cannot listen on {host}:{port}: {os_error_text(error)}") from None
-    url = address(sock)
+    url = address(sock, config.token)
     server = make_server(config)
     console.print(f"imago is serving the board on [bold]{url}[/] (Ctrl-C to stop)", highlight=False)
     if open_browser:

@@ -68,10 +68,17 @@ class Page:
         return self.ask({"type": "state"}, "state")
 
 
+TOKEN = "test-token"
+TRUSTED: dict[str, Any] = {"token": TOKEN, "extra_hosts": ("testserver",), "allow_commands": True}
+
+
 @pytest.fixture
 def client() -> Iterator[TestClient]:
-    config = ServerConfig(session=SessionConfig(analysis=AnalysisConfig(exact_empties=14)))
+    config = ServerConfig(
+        session=SessionConfig(analysis=AnalysisConfig(exact_empties=14)), **TRUSTED
+    )
     with TestClient(create_app(config)) as test_client:
+        test_client.params = {"token": TOKEN}
         yield test_client
 
 
@@ -114,8 +121,9 @@ def test_info_lists_games_rules_and_agents(client: TestClient):
 
 
 def test_a_server_open_to_the_network_refuses_external_programs():
-    app = create_app(ServerConfig(host="0.0.0.0"))
+    app = create_app(ServerConfig(host="0.0.0.0", token=TOKEN, extra_hosts=("testserver",)))
     with TestClient(app) as client:
+        client.params = {"token": TOKEN}
         names = {a["name"] for a in client.get("/api/info").json()["agents"]}
         assert "gtp" not in names
         with client.websocket_connect("/ws", headers=ORIGIN) as ws:

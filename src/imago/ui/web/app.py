@@ -45,7 +45,7 @@ from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
@@ -72,8 +72,13 @@ class ServerConfig:
     idle_seconds: float = 3600.0
     """A session nobody has used for this long is closed."""
     allow_commands: bool = False
-    """Allow the ``gtp`` agent (it runs a command line) on a server reachable from other
-    machines; always allowed on a loopback-only server."""
+    """Allow the ``gtp`` agent (it runs a command line): refused unless the user allowed it
+    when starting the server (``imago serve --allow-engines``), loopback or not."""
+    token: str = field(default_factory=lambda: secrets.token_urlsafe(24))
+    extra_hosts: tuple[str, ...] = ()
+    """More Host names to accept (tests' ``testserver``; never by default)."""
+    """The secret every page load, API call and websocket must carry (``?token=``), as
+    Jupyter's: other local users and pages on other ports cannot drive the server."""
 
     @property
     def loopback(self) -> bool:
@@ -87,7 +92,7 @@ class ServerConfig:
 
     @property
     def commands_allowed(self) -> bool:
-        return self.loopback or self.allow_commands
+        return self.allow_commands
 
 
 def static_text(name: str) -> str:
@@ -210,11 +215,28 @@ def _finite(value: Any) -> Any:
     return value
 
 
+SECURITY_HEADERS = {
+    "X-Frame-Options": "DENY",
+    "Content-Security-Policy": "default-src 'self'; script-src 'self'; style-src 'self'; "
+    "img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; "
+    "form-action 'self'; frame-ancestors 'none'",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "Cache-Control": "no-cache",
+}
+
+
+def token_ok(given: str | None, config: ServerConfig) -> bool:
+    """Whether ``given`` is the server's token (compared in constant time)."""
+    return given is not None and secrets.compare_digest(given.encode(), config.token.encode())
+
+
 def origin_allowed(websocket: WebSocket) -> bool:
-    """Whether a websocket comes from a page this server served (or from no browser)."""
+    """Whether a websocket comes from a page this server served or from no browser (a
+    program: it must still carry the token)."""
     origin = websocket.headers.get("origin")
     if origin is None:
-        return True  # not a browser: a local program, which could run anything anyway
+        return True
     host = websocket.headers.get("host", "")
     parts = urlsplit(origin)
     return parts.scheme in ("http", "https") and parts.netloc == host
@@ -225,17 +247,30 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
     config = config or ServerConfig()
     store = SessionStore(config)
 
+    def refused() -> Response:
+        return PlainTextResponse(
+            "imago: a missing or wrong token; open the address `imago serve` printed",
+            status_code=403,
+            headers=SECURITY_HEADERS,
+        )
+
     async def index(request: Request) -> Response:
-        return HTMLResponse(static_text("index.html"), headers={"Cache-Control": "no-cache"})
+        if not token_ok(request.query_params.get("token"), config):
+            return refused()
+        return HTMLResponse(static_text("index.html"), headers=SECURITY_HEADERS)
 
     async def api_info(request: Request) -> Response:
-        return JSONResponse(info(config))
+        if not token_ok(request.query_params.get("token"), config):
+            return refused()
+        return JSONResponse(info(config), headers=SECURITY_HEADERS)
 
     async def health(request: Request) -> Response:
         return JSONResponse({"ok": True, "sessions": len(store.sessions)})
 
     async def websocket_endpoint(websocket: WebSocket) -> None:
-        if not origin_allowed(websocket):
+        if not token_ok(websocket.query_params.get("token"), config) or not origin_allowed(
+            websocket
+        ):
             await websocket.close(code=1008, reason="this page may not drive imago")
             return
         await websocket.accept()
@@ -246,9 +281,10 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
         yield
         store.close()
 
-    hosts = ["127.0.0.1", "localhost", "[::1]", "::1", "testserver"]
+    hosts = ["127.0.0.1", "localhost", "[::1]", "::1"]
     if not config.loopback:
-        hosts = ["*"]
+        hosts.append(config.host.strip("[]") if ":" not in config.host else config.host)
+    hosts.extend(config.extra_hosts)
     app = Starlette(
         routes=[
             Route("/", index),
@@ -397,11 +433,12 @@ def bind(host: str, port: int) -> socket.socket:
     return sock
 
 
-def address(sock: socket.socket) -> str:
-    """The page's address for a bound socket: ``http://127.0.0.1:8000/``."""
+def address(sock: socket.socket, token: str | None = None) -> str:
+    """The page's address for a bound socket: ``http://127.0.0.1:8000/?token=...``."""
     host, port = sock.getsockname()[:2]
     shown = f"[{host}]" if sock.family == socket.AF_INET6 else host
-    return f"http://{shown}:{port}/"
+    url = f"http://{shown}:{port}/"
+    return f"{url}?token={token}" if token else url
 
 
 def make_server(config: ServerConfig) -> Any:
@@ -435,7 +472,7 @@ def background_server(config: ServerConfig | None = None) -> Iterator[str]:
             raise RuntimeError("the web server did not start")
         time.sleep(0.02)
     try:
-        yield address(sock)
+        yield address(sock, config.token)
     finally:
         server.should_exit = True
         thread.join(timeout=10)

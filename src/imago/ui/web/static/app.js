@@ -32,7 +32,8 @@ const board = new BoardView($("board"));
 // -- the connection ------------------------------------------------------------------------
 function connect() {
   const scheme = location.protocol === "https:" ? "wss" : "ws";
-  const ws = new WebSocket(`${scheme}://${location.host}/ws`);
+  const token = new URLSearchParams(location.search).get("token") || "";
+  const ws = new WebSocket(`${scheme}://${location.host}/ws?token=${encodeURIComponent(token)}`);
   page.ws = ws;
   setConnection("connecting…", "");
   ws.onopen = () => {
@@ -771,7 +772,8 @@ function wire() {
 async function start() {
   wire();
   try {
-    const response = await fetch("/api/info");
+    const token = new URLSearchParams(location.search).get("token") || "";
+    const response = await fetch(`/api/info?token=${encodeURIComponent(token)}`);
     page.info = await response.json();
     fillNewGameForm();
   } catch (error) {
