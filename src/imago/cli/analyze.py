@@ -65,6 +65,8 @@ def analyze(
     evals = list(known)
     if known:
         console.print(f"resuming: {len(known)} of {len(nodes)} positions already reviewed")
+    elif target.exists():
+        console.print(f"{target} holds a finished review: reviewing again, it will be replaced")
 
     def save(position: int, evaluation: reviewing.PositionEval) -> None:
         evals.append(evaluation)
