@@ -29,6 +29,12 @@ def serve(
         help="Allow external GTP programs (the gtp agent runs a command line as you); "
         "refused unless given.",
     ),
+    models: list[str] = typer.Option(
+        [],
+        "--models",
+        help="A folder whose network, weights and book files pages may name (repeatable); "
+        "only imago's own data otherwise.",
+    ),
     token: str = typer.Option(
         "",
         help="The secret the page's address must carry (?token=...); a random one by default.",
@@ -60,6 +66,8 @@ def serve(
             analysis=AnalysisConfig(exact_empties=exact_empties),
             go_engine=go_engine,
             othello_engine=othello_engine,
+            allow_commands=allow_commands,
+            model_dirs=tuple(models),
         ),
         allow_commands=allow_commands,
     )

@@ -25,7 +25,9 @@ pytestmark = pytest.mark.slow
 
 @pytest.fixture
 def board_page(browser: Any, server: str) -> Iterator[BoardPage]:
-    context = browser.new_context(viewport={"width": 1280, "height": 900}, accept_downloads=True)
+    context = browser.new_context(
+        viewport={"width": 1280, "height": 900}, accept_downloads=True, bypass_csp=True
+    )
     page = BoardPage(context.new_page(), server)
     yield page
     context.close()
@@ -294,7 +296,9 @@ def test_othello_analysis_gives_every_move_its_exact_score(
 
 
 def test_the_board_fits_a_phone(browser: Any, server: str, screenshots: Path):
-    context = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=2)
+    context = browser.new_context(
+        viewport={"width": 390, "height": 844}, device_scale_factor=2, bypass_csp=True
+    )
     page = BoardPage(context.new_page(), server)
     page.new_game(game="go", size="19", black="human", white="human")
     play_and_wait(page, 3, 15)
@@ -343,3 +347,19 @@ def test_bad_input_is_explained_and_the_page_goes_on(board_page: BoardPage, tmp_
     page.new_game(game="go", size="9", black="human", white="human")
     play_and_wait(page, 4, 4)
     assert page.board()[40] == "1"
+
+
+def test_the_page_runs_under_its_own_strict_csp(browser: Any, server: str):
+    """Issue 43 item 2: the page works with the CSP enforced (no inline script or style)."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    violations: list[str] = []
+    page.on(
+        "console",
+        lambda m: violations.append(m.text) if "Content Security Policy" in m.text else None,
+    )
+    page.goto(server)
+    page.wait_for_selector("#board svg, #board canvas, #board *", timeout=20000)
+    page.wait_for_timeout(1500)
+    context.close()
+    assert violations == []

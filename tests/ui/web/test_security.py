@@ -95,3 +95,50 @@ def test_with_host_only_the_served_name_is_accepted():
 def test_the_info_json_is_plain():
     with make_client() as client:
         json.dumps(client.get(f"/api/info?token={TOKEN}").json())
+
+
+# -- item 8: numbers no page would send ---------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ('{"type": "new_game", "size": Infinity}', "finite"),
+        ('{"type": "new_game", "size": 1e400}', "finite"),
+        ('{"type": "new_game", "size": -Infinity}', "finite"),
+        ('{"type": "new_game", "komi": 1e308}', "komi"),
+        ('{"type": "new_game", "komi": Infinity}', "finite"),
+        ('{"type": "new_game", "move_time": 1e400}', "finite"),
+        ('{"type": "new_game", "clock": "99999999999+99999999999"}', "clock"),
+    ],
+)
+def test_absurd_numbers_are_refused_clearly(text: str, words: str):
+    with make_client() as client, client.websocket_connect(f"/ws?token={TOKEN}") as ws:
+        ws.send_json({"type": "hello"})
+        assert ws.receive_json()["type"] == "welcome"
+        assert ws.receive_json()["type"] == "state"
+        ws.send_text(text)
+        answer = ws.receive_json()
+        while answer["type"] not in {"error", "state"}:
+            answer = ws.receive_json()
+        assert answer["type"] == "error", answer
+        assert "internal" not in answer["message"] and words in answer["message"], answer
+
+
+# -- item 3: model files only from the package's data and the folders named at start ---------
+
+
+@pytest.mark.parametrize(
+    "spec",
+    ["alphabeta:weights=/etc/passwd", "alphabeta:book=/etc/shadow", "nnmcts:model=../../x.pt"],
+)
+def test_model_paths_outside_the_named_folders_are_refused(spec: str):
+    with make_client() as client:
+        answer = _new_game_answer(client, white=spec)
+        assert answer["type"] == "error" and "imago's data" in answer["message"], answer
+
+
+def test_stderr_files_of_external_programs_are_refused_unless_allowed():
+    with make_client() as client:
+        answer = _new_game_answer(client, white='gtp:command="gnugo",stderr=/tmp/x.log')
+        assert answer["type"] == "error" and "programs" in answer["message"]

@@ -19,14 +19,16 @@ request, however malformed, stops the server.
 Security: the server binds to 127.0.0.1 unless told otherwise; requests must name one of the
 hosts it serves (no DNS rebinding) and a websocket must come from the page's own origin (no
 other site can drive it); external programs (the ``gtp`` agent runs a command line) are
-refused unless the server listens on the loopback interface only or ``allow_commands`` is
-set; messages and uploads are size-limited and read in memory.
+refused unless ``allow_commands`` is set at start (``--allow-engines``); every page load,
+API call and websocket carries the server's random token; messages and uploads are
+size-limited and read in memory.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import ipaddress
 import json
 import math
@@ -153,7 +155,10 @@ class SessionStore:
             session = Session(
                 secrets.token_urlsafe(16),
                 self._poster(asyncio.get_running_loop()),
-                self.config.session,
+                dataclasses.replace(
+                    self.config.session,
+                    allow_commands=self.config.session.allow_commands or self.config.allow_commands,
+                ),
             )
             self.sessions[session.sid] = session
         self.connected[session.sid] = self.connected.get(session.sid, 0) + 1

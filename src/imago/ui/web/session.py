@@ -19,11 +19,13 @@ import binascii
 import contextlib
 import dataclasses
 import datetime
+import math
 import threading
 import time
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from imago.agents.base import Agent, Limit, SearchResult
@@ -93,7 +95,9 @@ class PlaySettings:
             raise ClientError(f"a Go board is 2..{MAX_SIZE} points wide")
         komi_value = message.get("komi")
         komi = None if komi_value in (None, "") else _number(message, "komi", 0.0, float)
-        if komi is not None and (komi * 2 != int(komi * 2) or abs(komi) > 1000):
+        if komi is not None and abs(komi) > 1000:
+            raise ClientError("komi must be -1000..1000")
+        if komi is not None and komi * 2 != int(komi * 2):
             raise ClientError("komi must be a multiple of 0.5")
         rules = _text(message, "rules", go_support.DEFAULT_RULES)
         if rules not in GoRules.PRESETS:
@@ -114,12 +118,52 @@ class PlaySettings:
             if not isinstance(clock, str):
                 raise ClientError("the clock is text such as 300+5")
             try:
-                clock = str(TimeControl.parse(clock))
-            except ValueError as error:
+                control = TimeControl.parse(clock)
+            except (ValueError, OverflowError) as error:
                 raise ClientError(str(error)) from None
+            if not all(
+                math.isfinite(v) and 0 <= v <= MAX_CLOCK_SECONDS
+                for v in (control.main, control.extra, control.count)
+            ):
+                raise ClientError(
+                    f"a game clock is at most {MAX_CLOCK_SECONDS // 86400} days in every part"
+                )
+            clock = str(control)
         black = _spec(message, "black")
         white = _spec(message, "white")
         return cls(game, size, komi, rules, handicap, black, white, move_time, clock)
+
+
+FILE_OPTIONS = ("weights", "book", "model")
+"""Agent options that name a file the server would open."""
+
+
+def check_agent_allowed(name: str, options: dict[str, Any], config: SessionConfig) -> None:
+    """Refuse what the user did not allow at start: external programs, and model files
+    outside the package's data and the folders they named (no file-existence oracle)."""
+    if name.strip().lower() == "gtp" and not config.allow_commands:
+        raise ClientError("this server does not run external programs (--allow-engines)")
+    import imago
+
+    roots = [Path(imago.__file__).resolve().parent]
+    roots += [Path(folder).expanduser().resolve() for folder in config.model_dirs]
+    for key in FILE_OPTIONS:
+        value = options.get(key)
+        if not isinstance(value, str) or not value:
+            continue
+        if not any(mark in value for mark in ("/", "\\", ".", "~")):
+            continue  # a shipped name such as book=wthor
+        path = Path(value).expanduser()
+        resolved = path.resolve() if path.is_absolute() else (Path.cwd() / path).resolve()
+        if not any(resolved.is_relative_to(root) for root in roots):
+            raise ClientError(
+                f"{key}= may name files only in imago's data or a folder given to "
+                "imago serve --models"
+            )
+
+
+MAX_CLOCK_SECONDS = 7 * 86400
+"""The longest main time or byo-yomi period a page may ask for (a week)."""
 
 
 def _text(message: Json, key: str, default: str) -> str:
@@ -135,10 +179,16 @@ def _number(message: Json, key: str, default: Any, kind: type) -> Any:
     value = message.get(key, default)
     if isinstance(value, bool):
         raise ClientError(f"{key} must be a number")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ClientError(f"{key} must be a finite number")
     try:
         number = kind(value)
+        if kind is float and not math.isfinite(number):
+            raise OverflowError
     except (TypeError, ValueError):
         raise ClientError(f"{key} must be a number, not {value!r}") from None
+    except OverflowError:
+        raise ClientError(f"{key} must be a finite number") from None
     if kind is int and float(value) != number:
         raise ClientError(f"{key} must be a whole number")
     if kind is float and number != number:  # NaN
@@ -168,6 +218,11 @@ class SessionConfig:
     """The default analysis and hint engine for Go."""
     othello_engine: str = "alphabeta"
     """The default analysis and hint engine for Othello."""
+    allow_commands: bool = False
+    """Whether the ``gtp`` agent (a command line run as the server's user) may be made."""
+    model_dirs: tuple[str, ...] = ()
+    """Folders the user named at start from which ``weights`` / ``book`` / ``model`` files
+    may be read, besides the package's own data."""
 
 
 @dataclass
@@ -301,11 +356,14 @@ class Session:
             return None
         return self._make_agent(spec, game, size)
 
-    @staticmethod
-    def _make_agent(spec: str, game: str, size: int) -> Agent:
+    def _make_agent(self, spec: str, game: str, size: int) -> Agent:
         """The agent ``spec`` for ``game``, checked to play a ``size`` board (Agent.prepare)."""
         try:
             name, options = parse_agent_spec(spec)
+        except (ValueError, TypeError) as error:
+            raise ClientError(f"cannot start {spec!r}: {error}") from None
+        check_agent_allowed(name, options, self.config)
+        try:
             return make_agent(name, game, options, size=size)
         except (ValueError, TypeError) as error:
             raise ClientError(f"cannot start {spec!r}: {error}") from None
