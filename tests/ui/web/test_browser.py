@@ -363,3 +363,21 @@ def test_the_page_runs_under_its_own_strict_csp(browser: Any, server: str):
     page.wait_for_timeout(1500)
     context.close()
     assert violations == []
+
+
+def test_a_10000_deep_variation_through_second_children_is_listed(
+    board_page: BoardPage, tmp_path: Path
+):
+    """Issue 43 item 5: the move list walks iteratively (no 'Maximum call stack size')."""
+    depth = 10_000
+    parts = ["(;GM[1]FF[4]SZ[9]"]
+    for i in range(depth):
+        color = "BW"[i % 2]
+        parts.append(f"(;{color}[]C[leaf])(;{color}[]")
+    parts.append(")" * (depth + 1))
+    path = tmp_path / "deep.sgf"
+    path.write_text("".join(parts))
+    page = board_page
+    page.upload([path])
+    page.page.wait_for_selector("#move-list .mv", timeout=120_000)
+    assert page.page.eval_on_selector_all("#move-list .mv", "els => els.length") >= depth

@@ -362,29 +362,42 @@ function renderMoveList() {
     return `<span class="${cls.join(" ")}" data-node="${node.id}"${title}>${number}${escapeHtml(node.label)}</span> `;
   };
 
-  const walk = (startId, depth) => {
-    let id = startId;
-    let first = true;
+  // Iterative (an explicit stack, never recursion): a 10,000-deep variation must not
+  // overflow the call stack (issue 43 item 5).
+  const walk = (startId) => {
+    const stack = [{ id: startId, depth: 0, first: true }];
     let guard = 0;
-    while (id !== undefined && guard++ < 100000) {
-      const node = tree.byId.get(id);
-      out.push(span(node, first));
-      first = false;
-      const parent = node.parent;
-      const siblings = parent === null ? [id] : kids(parent);
-      if (siblings[0] === id && siblings.length > 1) {
-        for (const alt of siblings.slice(1)) {
-          out.push(`<span class="var${depth > 3 ? "" : " var-block"}">`);
-          walk(alt, depth + 1);
-          out.push("</span>");
-        }
-        first = true;
+    while (stack.length) {
+      const task = stack.pop();
+      if (task.text !== undefined) {
+        out.push(task.text);
+        continue;
       }
-      id = kids(id)[0];
+      let id = task.id;
+      let first = task.first;
+      const depth = task.depth;
+      while (id !== undefined && guard++ < 1000000) {
+        const node = tree.byId.get(id);
+        out.push(span(node, first));
+        first = false;
+        const parent = node.parent;
+        const siblings = parent === null ? [id] : kids(parent);
+        const next = kids(id)[0];
+        if (siblings[0] === id && siblings.length > 1) {
+          if (next !== undefined) stack.push({ id: next, depth, first: true });
+          for (const alt of siblings.slice(1).reverse()) {
+            stack.push({ text: "</span>" });
+            stack.push({ id: alt, depth: depth + 1, first: true });
+            stack.push({ text: `<span class="var${depth > 3 ? "" : " var-block"}">` });
+          }
+          break;
+        }
+        id = next;
+      }
     }
   };
   if (kids(root).length) {
-    walk(kids(root)[0], 0);
+    walk(kids(root)[0]);
   } else {
     out.push('<span class="muted">no moves yet</span>');
   }
