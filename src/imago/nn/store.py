@@ -166,6 +166,22 @@ def save_half(path: str | Path, out: str | Path) -> Path:
     return target
 
 
+def save_tensors_half(source: str | Path | dict[str, Any], out: Path) -> None:
+    """A model file or training checkpoint (a path, or its loaded contents) written to ``out``
+    with every floating-point tensor of more than one value in float16 (atomically)."""
+
+    def halved(value: Any) -> Any:
+        if isinstance(value, torch.Tensor):
+            return value.half() if value.is_floating_point() and value.dim() else value
+        if isinstance(value, dict):
+            return {key: halved(item) for key, item in value.items()}
+        if isinstance(value, list):
+            return [halved(item) for item in value]
+        return value
+
+    atomic_torch_save(halved(source if isinstance(source, dict) else safe_load(source)), out)
+
+
 def safe_load(path: str | Path, device: str | torch.device = "cpu") -> Any:
     """``torch.load`` that never unpickles code; clear errors for missing or foreign files."""
     from imago.nn.shipped import model_file_problem

@@ -240,20 +240,9 @@ def _save_trainer(source: Path, out: Path, latest: int) -> None:
 def _save_half(source: Path | dict[str, Any], out: Path) -> None:
     """A model file or trainer checkpoint (a path, or its loaded contents) with every
     floating-point tensor in float16."""
-    import torch
+    from imago.nn.store import save_tensors_half
 
-    from imago.nn.store import atomic_torch_save, safe_load
-
-    def halved(value: Any) -> Any:
-        if isinstance(value, torch.Tensor):
-            return value.half() if value.is_floating_point() and value.dim() else value
-        if isinstance(value, dict):
-            return {key: halved(item) for key, item in value.items()}
-        if isinstance(value, list):
-            return [halved(item) for item in value]
-        return value
-
-    atomic_torch_save(halved(source if isinstance(source, dict) else safe_load(source)), out)
+    save_tensors_half(source, out)
 
 
 def _lineages(folder: RunFolder) -> dict[str, Any]:
