@@ -209,3 +209,19 @@ def test_a_training_stopped_midway_keeps_its_network_in_the_checkpoint(tmp_path:
     restored = RunFolder(tmp_path / "new")
     checkpoint.restore(tmp_path / "midway", restored.root)
     assert train(restored, config) == 2
+
+
+def test_a_checkpoint_never_replaces_the_run_or_a_folder_that_is_not_a_checkpoint(
+    tmp_path: Path,
+) -> None:
+    config = _config("othello", 6)
+    folder = _two_rounds(tmp_path / "run", config)
+    other = tmp_path / "notes"
+    other.mkdir()
+    (other / "keep.txt").write_text("mine")
+    for target in (tmp_path / "run", tmp_path / "run" / "ckpt", tmp_path, other):
+        with pytest.raises(checkpoint.CheckpointError):
+            checkpoint.write(folder, target)
+    assert folder.latest() == 1 and (other / "keep.txt").read_text() == "mine"
+    checkpoint.write(folder, tmp_path / "ckpt")
+    checkpoint.write(folder, tmp_path / "ckpt")  # an earlier checkpoint is replaced

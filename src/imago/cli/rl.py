@@ -374,6 +374,11 @@ def loop(
         _check_test_run(run, config)
         if rounds is None:
             rounds = 2
+    if checkpoint is not None:
+        from imago.rl.checkpoint import check_target
+
+        with _errors():
+            check_target(folder, checkpoint)  # now, not after the first generation
     first = folder.latest() or 0
     started = time.time()
     with (

@@ -100,6 +100,7 @@ def write(folder: RunFolder, target: str | Path) -> CheckpointSummary:
     features = _features_of(folder.model_path(best))
     rounds = tuple(range(max(0, latest - config.window_rounds + 1), latest + 1))
     target = Path(target)
+    check_target(folder, target)
     target.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
     staging.chmod(0o777 & ~_umask())  # a folder as mkdir makes it, not mkdtemp's 0700
@@ -150,6 +151,21 @@ def write(folder: RunFolder, target: str | Path) -> CheckpointSummary:
         shutil.rmtree(staging, ignore_errors=True)
         raise
     return CheckpointSummary(target, latest, best, rounds, games, examples, _size(target))
+
+
+def check_target(folder: RunFolder, target: Path) -> None:
+    """Refuse a target the checkpoint would destroy when it replaces it: anything but a new
+    folder or an earlier checkpoint, and the run folder itself or a folder holding it."""
+    run, place = folder.root.resolve(), target.resolve()
+    if place == run or place in run.parents or run in place.parents:
+        raise CheckpointError(
+            f"{target}: a checkpoint goes in a folder of its own, not in or around the run"
+        )
+    if target.exists() and not (target / MANIFEST).is_file():
+        raise CheckpointError(
+            f"{target} exists and holds no checkpoint (which would be replaced whole): "
+            "choose a new folder"
+        )
 
 
 def _features_of(model: Path) -> FeatureSet:
