@@ -67,10 +67,11 @@ def test_a_restored_run_draws_the_same_next_training_batches(
     written = checkpoint.write(original, tmp_path / "checkpoint")
     assert written.generation == 1 and written.rounds == (0, 1)
     assert written.games == original.games_in_round(0) + original.games_in_round(1)
-    # the checkpoint is a fraction of the run's example files
+    # the checkpoint is a fraction of the run's example files: 0.41-0.49 on these few short
+    # games, where each file's fixed overhead weighs most (runs-of-record/go9x9: 3.6 MB for 21 MB)
     examples = sum(p.stat().st_size for p in (tmp_path / "run").rglob("*.npz"))
     window = sum(p.stat().st_size for p in (tmp_path / "checkpoint" / "window").iterdir())
-    assert window < examples / 2
+    assert window < 0.6 * examples
 
     shutil.copytree(tmp_path / "checkpoint", tmp_path / "elsewhere")  # a new machine
     restored = RunFolder(tmp_path / "new")
