@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from imago.nn.dataset import read_shard, unpack, write_shard
+from imago.nn.rl_train import draw_batch
 from imago.rl import checkpoint
 from imago.rl.config import LoopConfig, smoke_config
 from imago.rl.folder import RunFolder
@@ -51,8 +52,7 @@ def _next_batch(folder: RunFolder, config: LoopConfig, step: int) -> dict[str, n
     assert latest is not None
     files, window = load_listed(lambda: gather(folder, config, latest))
     rng = np.random.default_rng([config.train.seed, latest + 1, step])
-    rows = np.sort(rng.integers(0, len(window), size=config.train.batch_size))
-    batch = unpack(window.take(rows), 4, config.spec.size)  # legal4: 4 planes
+    batch = unpack(draw_batch(rng, window, config.train), 4, config.spec.size)  # legal4: 4 planes
     return {name: getattr(batch, name) for name in batch.__dataclass_fields__} | {
         "files": np.array([path.name for path in files])
     }

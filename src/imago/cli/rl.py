@@ -267,9 +267,10 @@ def _check_inputs(config: Any) -> None:
                 f"--bootstrap {config.bootstrap} has no value head: self-play needs a dual-head "
                 "network (imago train supervised --model b6c64 makes one)"
             )
-    for path in config.records:
-        if not Path(path).exists():
-            raise fail(f"--records {path}: no such file or folder")
+    for name, paths in (("--records", config.records), ("train_records", config.train_records)):
+        for path in paths:
+            if not Path(path).exists():
+                raise fail(f"{name} {path}: no such file or folder")
     for text in config.references.opponents:
         try:
             agent = agent_from_spec(Player.parse(text).spec, spec.game, size=spec.size)

@@ -66,6 +66,11 @@ class StepsConfig:
     the game ends, 81 targets a 9x9 position where the result gives one). Above 0 the run's
     network gets an ownership head (added to a bootstrap network that lacks one) and learns
     it from the examples' final ownership; KataGo weighs it 1.5. 0: no ownership head."""
+    records_share: float = 0.0
+    """The share of every batch drawn from real game records (their moves as one-hot targets,
+    their results as value targets) instead of the self-play window, while self-play data is
+    scarce: it keeps the value head anchored to how real games end and the policy to moves
+    people play. 0: self-play only (AlphaZero)."""
     warmup_steps: int = 0
     """Linear warm-up of the learning rate at the start of each generation's steps."""
     augment: bool = True
@@ -84,6 +89,12 @@ class StepsConfig:
                 raise ValueError(f"{name} is a share, 0 to 1 (got {weight})")
         if self.ownership_weight < 0:
             raise ValueError(f"ownership_weight must be >= 0 (got {self.ownership_weight})")
+        if not 0.0 <= self.records_share < 1.0:
+            raise ValueError(f"records_share is a share, 0 to below 1 (got {self.records_share})")
+
+    def records_rows(self) -> int:
+        """The rows of each batch drawn from real records."""
+        return round(self.batch_size * self.records_share)
 
     def steps_for(self, new_positions: int) -> int:
         """The steps of a generation whose newest round added ``new_positions``."""
@@ -109,9 +120,23 @@ class StepsConfig:
         )
 
 
-def check_targets(window: ShardArrays, config: StepsConfig) -> None:
-    """A clear error when ``score_weight`` or ``search_weight`` asks for value targets the
-    examples lack."""
+def check_targets(
+    window: ShardArrays, config: StepsConfig, records: ShardArrays | None = None
+) -> None:
+    """A clear error when ``score_weight``, ``search_weight`` or ``ownership_weight`` asks for
+    targets the examples lack, or ``records_share`` for records that are not there."""
+    if config.records_share > 0:
+        if records is None or not len(records):
+            raise ValueError("records_share needs real records to train on (none were given)")
+        if config.score_weight or config.search_weight or config.ownership_weight:
+            raise ValueError(
+                "records_share mixes in real records, which have no final margins, search "
+                "values or ownership: score_weight, search_weight and ownership_weight stay 0"
+            )
+        if records.target is None or window.target is None:
+            raise ValueError("records_share needs records with their move targets")
+        if records.target.shape[1] != window.target.shape[1]:
+            raise ValueError("the records are of another board than the self-play examples")
     wanted = (
         ("score_weight", config.score_weight, window.margin, "final margins"),
         ("search_weight", config.search_weight, window.searched, "the search's values"),
@@ -123,6 +148,33 @@ def check_targets(window: ShardArrays, config: StepsConfig) -> None:
                 f"{name} needs examples with {what} (self-play examples written before they "
                 "were kept have none: train on newer rounds)"
             )
+
+
+def with_played_targets(records: ShardArrays, actions: int) -> ShardArrays:
+    """Real-record positions with the move played as a one-hot move distribution over
+    ``actions`` (so they join self-play examples in one batch)."""
+    target = np.zeros((len(records), actions), np.float16)
+    target[np.arange(len(records)), records.policy] = 1
+    return replace(records, target=target)
+
+
+def draw_batch(
+    rng: np.random.Generator,
+    window: ShardArrays,
+    config: StepsConfig,
+    records: ShardArrays | None = None,
+) -> ShardArrays:
+    """The rows of one training batch: ``config.records_rows()`` of them from ``records``
+    (with their move targets, :func:`with_played_targets`), the rest from the self-play
+    ``window``, each part drawn uniformly (with replacement) by ``rng``."""
+    from_records = config.records_rows() if records is not None else 0
+    rows = np.sort(rng.integers(0, len(window), size=config.batch_size - from_records))
+    drawn = window.take(rows)
+    if not from_records:
+        return drawn
+    assert records is not None
+    extra = np.sort(rng.integers(0, len(records), size=from_records))
+    return ShardArrays.concat([drawn, records.take(extra)])
 
 
 def value_targets(batch: Batch, score_weight: float, search_weight: float = 0.0) -> Batch:
@@ -165,24 +217,28 @@ def train_steps(
     on_step: Reporter | None = None,
     stop: StopFlag | None = None,
     ranks: int = 1,
+    records: ShardArrays | None = None,
 ) -> dict[str, Any]:
     """Train the network of ``start_model`` for ``config.steps`` steps on ``window`` and write
     it to ``out_model`` (atomically). Resumes from ``checkpoint`` when it was written for the
     same ``tag``. Returns the training metrics; ``{"stopped": True, ...}`` when ``stop`` was
-    set (the checkpoint then holds the progress).
+    set (the checkpoint then holds the progress). ``records``: real-record positions with move
+    targets (:func:`with_played_targets`), a ``config.records_share`` of every batch.
 
     ``ranks > 1``: data-parallel on that many processes (:mod:`imago.nn.parallel`), the same
     model as one process up to floating-point order, the same checkpoints (either resumes the
     other's)."""
-    check_targets(window, config)
+    check_targets(window, config, records)
+    if config.records_share <= 0:
+        records = None
     if ranks > 1:
         from imago.cluster import run_ranks
 
         if config.batch_size % ranks:
             raise ValueError(f"the batch ({config.batch_size}) does not split over {ranks} ranks")
-        args = (start_model, window, out_model, checkpoint, config, tag)
+        args = (start_model, window, out_model, checkpoint, config, tag, records)
         return run_ranks(_rank, ranks, *args, first={"on_step": on_step, "stop": stop})
-    return _train(start_model, window, out_model, checkpoint, config, tag, on_step, stop)
+    return _train(start_model, window, out_model, checkpoint, config, tag, records, on_step, stop)
 
 
 def _rank(
@@ -195,6 +251,7 @@ def _rank(
     checkpoint: Path,
     config: StepsConfig,
     tag: int,
+    records: ShardArrays | None,
     on_step: Reporter | None = None,
     stop: StopFlag | None = None,
 ) -> dict[str, Any]:
@@ -211,7 +268,7 @@ def _rank(
     parallel.join(address, rank, world, device)
     try:
         return _train(
-            start_model, window, out_model, checkpoint, config, tag, on_step, stop,
+            start_model, window, out_model, checkpoint, config, tag, records, on_step, stop,
             rank=rank, world=world, device=device,
         )  # fmt: skip
     finally:
@@ -226,6 +283,7 @@ def _train(
     checkpoint: Path,
     config: StepsConfig,
     tag: int,
+    records: ShardArrays | None,
     on_step: Reporter | None,
     stop: StopFlag | None,
     *,
@@ -310,10 +368,10 @@ def _train(
             save()
             return {"stopped": True, "step": step}
         rng = np.random.default_rng([config.seed, tag, step])
-        rows = np.sort(rng.integers(0, len(window), size=config.batch_size))
-        rows = rows[rank::world]  # this rank's share of the batch
+        drawn = draw_batch(rng, window, config, records)
+        rows = drawn.take(np.arange(rank, len(drawn), world))  # this rank's share of the batch
         batch = value_targets(
-            unpack(window.take(rows), planes, spec.size), config.score_weight, config.search_weight
+            unpack(rows, planes, spec.size), config.score_weight, config.search_weight
         )
         sym = int(rng.integers(0, 8)) if config.augment else 0
         for group in optimizer.param_groups:
@@ -365,6 +423,8 @@ def _train(
         "move_top1": sums["top1"] / positions,
         "seconds": time.perf_counter() - started,
         "window": len(window),
+        "records": 0 if records is None else len(records),
+        "records_rows": 0 if records is None else config.records_rows(),
         "ranks": world,
         "config": asdict(config),
     }

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
 from typing import Any
 
 from imago.nn.rl_train import StepsConfig
@@ -85,6 +86,15 @@ class LoopConfig:
     """Only Go games whose players both hold at least this rank (``1d``)."""
     records_limit: int = 20_000
     """Positions of the records evaluated per generation."""
+    train_records: tuple[str, ...] = ()
+    """Real game records to train on beside self-play (``train.records_share`` of every batch):
+    other records than ``records``, so that validation stays on games no generation saw."""
+    train_records_min_rank: str | None = None
+    """Only Go games to train on whose players both hold at least this rank (``1d``)."""
+    train_records_years: tuple[int, int] | None = None
+    """Only the records of these years to train on (first, last)."""
+    train_records_games: int = 5_000
+    """The games of ``train_records`` to train on (the first ones that pass the filters)."""
     solver_positions: int = 0
     """Othello: validate each generation on this many positions the exact endgame solver
     labelled (0: none): how often the network's first choice, and the search's move, is one
@@ -105,6 +115,17 @@ class LoopConfig:
             raise ValueError("exact_targets must be >= 0")
         if self.exact_targets and self.spec.game != "othello":
             raise ValueError("exact_targets needs Othello (the endgame solver's game)")
+        if self.train.records_share > 0 and not self.train_records:
+            raise ValueError("train.records_share needs train_records (real records to train on)")
+        validated = {Path(path).resolve() for path in self.records}
+        shared = [path for path in self.train_records if Path(path).resolve() in validated]
+        if shared:
+            raise ValueError(
+                f"{', '.join(sorted(shared))}: train_records and records (validation) must be "
+                "other records, or the validation measures games the network trained on"
+            )
+        if self.train_records_games < 1:
+            raise ValueError("train_records_games must be >= 1")
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)

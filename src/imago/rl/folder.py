@@ -22,7 +22,7 @@ what is there. The layout, in the spirit of MiniGo's::
       eval/000004/             the gating match of generation 4 against the best (an
                                ``imago match`` folder: resumable on its own)
       refs/000004/<label>/     generation 4's matches against fixed references
-      validation/              real-record datasets built once for validation
+      validation/              real-record datasets built once (validation, train_records)
       plots/*.png              curves drawn from metrics.jsonl
 
 A generation's number is its place in the line of trained models (0: the bootstrap network).

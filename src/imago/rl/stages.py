@@ -286,6 +286,14 @@ def train(
     def on_step(step: int, total: int, loss: float) -> None:
         report("train", step, total, f"generation {new}: step {step}/{total}, loss {loss:.3f}")
 
+    records = None
+    if config.train.records_share > 0:
+        from imago.nn.store import load_model
+        from imago.rl.records import training_records
+
+        report("train", 0, steps, f"generation {new}: reading the records to train on")
+        features = load_model(folder.model_path(latest)).spec.features
+        records = training_records(folder, config, features, window.target.shape[1])
     result = train_steps(
         folder.model_path(latest),
         window,
@@ -296,6 +304,7 @@ def train(
         on_step=on_step,
         stop=stop,
         ranks=ranks,
+        records=records,
     )
     if result.get("stopped"):
         return None

@@ -30,6 +30,7 @@ from imago.core.files import atomic_path
 from imago.core.move import Move
 from imago.rl.config import LoopConfig
 from imago.rl.folder import RunFolder, iter_round_files
+from imago.rl.records import validation_records
 from imago.rl.stages import Report, _quiet, load_listed
 
 
@@ -60,34 +61,11 @@ def validate(
 
 def records_metrics(folder: RunFolder, config: LoopConfig, model: Path) -> dict[str, float]:
     """The model on the run's real records (top-1 move agreement, loss, value error)."""
-    from imago.nn.dataset import Dataset
     from imago.nn.store import load_model
     from imago.nn.supervised import evaluate_model
-    from imago.train.build import BuildConfig, GameFilter, SplitConfig, build_dataset
 
     spec = load_model(model).spec
-    target = folder.validation_dir / f"records-{spec.features}"
-    if not (target / "manifest.json").is_file():
-        years = config.records_years
-        build = BuildConfig(
-            game=config.spec.game,
-            size=config.spec.size,
-            features=spec.features,
-            filter=GameFilter(years=years, min_rank=config.records_min_rank),
-            split=SplitConfig(val_fraction=1.0, val_years=years),
-        )
-        # a game gives dozens of positions: build only as many games as the limit needs
-        games = config.records_limit // 20 + 1
-        from imago.train.sgf_source import read_sgf_game
-
-        build_dataset(
-            [Path(p) for p in config.records],
-            target,
-            build,
-            sgf_reader=read_sgf_game,
-            limit_games=games,
-        )
-    dataset = Dataset.open(target)
+    dataset = validation_records(folder, config, spec.features)
     result = evaluate_model(model, dataset, "val", limit=config.records_limit, device="cpu")
     return {key: float(value) for key, value in result.items()}
 
