@@ -58,7 +58,7 @@ class _Timed:
         return result
 
 
-def _network(game: str, size: int, name: str, folder: Any) -> Any:
+def _network(game: str, size: int, name: str, folder: Any, onnx_file: Any = None) -> Any:
     from imago.nn.evaluator import NetworkEvaluator
     from imago.nn.rl_train import initial_model
     from imago.nn.shipped import shipped_model
@@ -68,20 +68,27 @@ def _network(game: str, size: int, name: str, folder: Any) -> Any:
     else:
         path = folder / f"{game}{size}-{name}.pt"
         initial_model(path, game=game, size=size, arch=name, features="legal4", seed=1)
-    return NetworkEvaluator.load(path, backend="auto", device="cpu", threads=1)
+    return NetworkEvaluator.load(path, backend="auto", device="cpu", threads=1, onnx_file=onnx_file)
 
 
 def measure(
-    game: str, size: int, network: str, parallel: int, simulations: int, seconds: float
+    game: str,
+    size: int,
+    network: str,
+    parallel: int,
+    simulations: int,
+    seconds: float,
+    onnx_file: Any = None,
 ) -> dict[str, float]:
-    """The figures of one case (see the module docstring)."""
+    """The figures of one case (see the module docstring); ``onnx_file``: the export of the
+    network to run (an int8 copy, say)."""
     import tempfile
     from pathlib import Path
 
     from imago.rl.selfplay import GameSpec, SelfPlay, SelfPlayConfig
 
     with tempfile.TemporaryDirectory() as folder:
-        evaluator = _network(game, size, network, Path(folder))
+        evaluator = _network(game, size, network, Path(folder), onnx_file)
     timed = _Timed(evaluator)
     config = SelfPlayConfig(parallel=parallel, simulations=simulations, considered=16)
     play = SelfPlay(GameSpec(game, size), timed, config, seed=1)
@@ -129,6 +136,103 @@ def selfplay(config: BenchConfig) -> list[Figure]:
             Figure(f"{prefix}.ratio", result["ratio"], "x", "goal >= 0.7"),
             Figure(f"{prefix}.search_share", result["search_share"], "of self-play time", ""),
         ]
+    return figures
+
+
+class _Sampling:
+    """An evaluator that keeps the encoded planes and legal masks of every ``every``-th batch
+    it evaluates, up to ``wanted`` positions (then it is set, as a stop flag)."""
+
+    def __init__(self, inner: Any, wanted: int, every: int = 7) -> None:
+        self.inner = inner
+        self.history = inner.history
+        self.needs_states = inner.needs_states
+        self.wanted = wanted
+        self.every = every
+        self.calls = 0
+        self.planes: list[Any] = []
+        self.legal: list[Any] = []
+
+    def is_set(self) -> bool:
+        return sum(map(len, self.planes)) >= self.wanted
+
+    def evaluate(self, leaves: Any, count: int) -> Any:
+        from imago.nn.evaluator import encode_leaves
+
+        self.calls += 1
+        if self.calls % self.every == 0 and not self.is_set():
+            self.planes.append(encode_leaves(self.inner.spec, leaves, count))
+            self.legal.append(leaves.legal[:count].copy())
+        return self.inner.evaluate(leaves, count)
+
+
+def int8_figures(game: str, size: int, seconds: float) -> dict[str, float]:
+    """The shipped network of ``game`` in float32 and as an int8 copy calibrated on 512
+    positions of its own self-play (as ``nn_precision=int8`` makes it): the network's
+    positions per CPU-second on batches of 512 other self-play positions, self-play's leaf
+    evaluations per CPU-second with each (128 games, 64 simulations, Gumbel), and how closely
+    the copy follows the original on those other positions (the same most likely legal move;
+    the mean absolute difference of the values, in ``[-1, 1]``)."""
+    import tempfile
+    from pathlib import Path
+
+    import numpy as np
+
+    from imago.nn.evaluator import masked_softmax
+    from imago.nn.export import export_onnx, onnx_session, quantize_onnx
+    from imago.nn.shipped import shipped_model
+    from imago.rl.selfplay import GameSpec, SelfPlay, SelfPlayConfig
+
+    sampling = _Sampling(_network(game, size, "shipped", None), wanted=1024)
+    config = SelfPlayConfig(parallel=128, simulations=64)
+    SelfPlay(GameSpec(game, size), sampling, config, seed=3).play(
+        1 << 30, lambda finished: None, stop=sampling
+    )
+    order = np.random.default_rng(5).permutation(sum(map(len, sampling.planes)))
+    planes, legal = np.concatenate(sampling.planes), np.concatenate(sampling.legal)
+    calibration, others = order[:512], order[512:1024]
+    held, held_legal = planes[others], legal[others]
+    batches = [held[i : i + 128] for i in range(0, len(held), 128)]
+    figures: dict[str, float] = {}
+    outputs = {}
+    with tempfile.TemporaryDirectory() as folder:
+        fp32 = export_onnx(shipped_model(game, size), Path(folder) / "model.onnx")
+        int8 = quantize_onnx(fp32, Path(folder) / "model.int8.onnx", planes[calibration])
+        for name, path in (("fp32", fp32), ("int8", int8)):
+            session = onnx_session(fp32, threads=1, onnx_file=path)
+            assert session is not None  # export_onnx needed onnx already
+            results = [session.run(None, {"planes": batch}) for batch in batches]
+            outputs[name] = [np.concatenate(part) for part in zip(*results, strict=True)]
+            calls, begun = 0, time.thread_time()
+            while time.thread_time() - begun < seconds / 4 or calls < 4:
+                session.run(None, {"planes": batches[calls % len(batches)]})
+                calls += 1
+            figures[f"{name}_network_pos_s"] = calls * 128 / (time.thread_time() - begun)
+            played = measure(game, size, "shipped", 128, 64, seconds, onnx_file=path)
+            figures[f"{name}_selfplay_pos_s"] = played["selfplay_pos_s"]
+    first = {
+        name: masked_softmax(out[0], held_legal).argmax(axis=1) for name, out in outputs.items()
+    }
+    figures["same_move"] = float(np.mean(first["fp32"] == first["int8"]))
+    values = {name: out[1].reshape(-1) for name, out in outputs.items()}
+    figures["value_abs_diff"] = float(np.mean(np.abs(values["fp32"] - values["int8"])))
+    figures["network_speedup"] = figures["int8_network_pos_s"] / figures["fp32_network_pos_s"]
+    figures["selfplay_speedup"] = figures["int8_selfplay_pos_s"] / figures["fp32_selfplay_pos_s"]
+    return figures
+
+
+@benchmark(
+    "rl.int8",
+    "self-play with an int8 copy of the shipped network against float32: speed and agreement",
+)
+def int8(config: BenchConfig) -> list[Figure]:
+    seconds = 3.0 if config.quick else 12.0
+    figures = []
+    units = {"pos_s": "pos/cpu-s", "speedup": "x", "same_move": "share", "diff": "mean |dv|"}
+    for label, game, size in (("go9", "go", 9), ("othello8", "othello", 8)):
+        for name, value in int8_figures(game, size, seconds).items():
+            unit = next((u for key, u in units.items() if name.endswith(key)), "")
+            figures.append(Figure(f"rl.int8.{label}.{name}", value, unit, "shipped network"))
     return figures
 
 

@@ -59,6 +59,9 @@ class AZOptions:
     reuse: bool = True
     backend: str = "auto"
     """``onnx`` (ONNX Runtime), ``torch``, or ``auto`` (ONNX Runtime when installed)."""
+    onnx: str = ""
+    """An ONNX export of ``model`` to run instead of the one beside it: its int8 copy
+    (``NNNNNN.int8.onnx``, which ``imago rl`` writes with ``nn_precision=int8``)."""
     device: str = "auto"
     nn_threads: int = 1
     """CPU threads of one network call."""
@@ -159,7 +162,12 @@ def _load(model: str, options: AZOptions, game: str | None, size: int | None) ->
         backend=options.backend,
         device=options.device,
         threads=options.nn_threads,
+        onnx_file=options.onnx or None,
     )
+    if options.onnx and evaluator.session is None:
+        from imago.nn.models import ModelError
+
+        raise ModelError(f"onnx={options.onnx} needs ONNX Runtime (backend=onnx or auto)")
     if not evaluator.has_value:
         from imago.nn.models import ModelError
 

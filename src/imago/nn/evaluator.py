@@ -70,9 +70,12 @@ class NetworkEvaluator:
         device: str = "auto",
         threads: int = 1,
         symmetries: int = 1,
+        onnx_file: str | Path | None = None,
     ) -> NetworkEvaluator:
         """The model at ``path`` (checked to be for ``game`` / ``size``) on ``backend``;
-        ``threads``: ONNX Runtime's intra-op threads (0: its default)."""
+        ``threads``: ONNX Runtime's intra-op threads (0: its default); ``onnx_file``: the
+        export of the model ONNX Runtime runs (its int8 copy, say; default: the one beside
+        it, or a new one)."""
         if backend not in BACKENDS:
             raise ModelError(f"backend must be one of {', '.join(BACKENDS)}, not {backend!r}")
         network = Network.load(path, game=game, size=size, device=device)
@@ -80,7 +83,9 @@ class NetworkEvaluator:
         if backend == "onnx" or (backend == "auto" and symmetries == 1):
             from imago.nn.export import onnx_session
 
-            session = onnx_session(path, threads=max(threads, 0), size=network.spec.size)
+            session = onnx_session(
+                path, threads=max(threads, 0), size=network.spec.size, onnx_file=onnx_file
+            )
             if session is None and backend == "onnx":
                 raise ModelError("backend=onnx needs onnx and onnxruntime (pip install imago[nn])")
         return cls(network, session=session, symmetries=symmetries)

@@ -76,6 +76,10 @@ class LoopConfig:
     references: ReferenceConfig = field(default_factory=ReferenceConfig)
     nn_threads: int = 0
     """ONNX Runtime's threads for self-play (0: one per core)."""
+    nn_precision: str = "fp32"
+    """The network's precision in self-play: ``fp32``, or ``int8`` (an int8 copy of each
+    generation, calibrated on its own self-play positions: about 3.5x faster on a CPU with
+    int8 dot products, see :mod:`imago.rl.precision`); training and matches stay float32."""
     records: tuple[str, ...] = ()
     """Real game records to validate each generation on (SGF files or archives, WTHOR files
     or folders): how well the network predicts the moves people (or strong programs) played
@@ -124,6 +128,8 @@ class LoopConfig:
                 f"{', '.join(sorted(shared))}: train_records and records (validation) must be "
                 "other records, or the validation measures games the network trained on"
             )
+        if self.nn_precision not in ("fp32", "int8"):
+            raise ValueError(f"nn_precision is fp32 or int8, not {self.nn_precision!r}")
         if self.train_records_games < 1:
             raise ValueError("train_records_games must be >= 1")
 

@@ -26,6 +26,7 @@ from imago.agents.base import StopFlag
 from imago.rl.config import LoopConfig
 from imago.rl.examples import GameWriter, merge_leftovers, worker_name
 from imago.rl.folder import RunError, RunFolder, iter_round_files
+from imago.rl.precision import selfplay_onnx
 from imago.rl.selfplay import SelfPlay, SelfPlayStats
 
 _T = TypeVar("_T")
@@ -103,14 +104,21 @@ def bootstrap(folder: RunFolder, config: LoopConfig, report: Report = _quiet) ->
 
 
 # -- self-play -------------------------------------------------------------------------------------
-def load_evaluator(folder: RunFolder, generation: int, threads: int) -> Any:
-    """A network evaluator for a generation's model (ONNX Runtime where installed)."""
+def load_evaluator(
+    folder: RunFolder, generation: int, threads: int, onnx_file: Path | None = None
+) -> Any:
+    """A network evaluator for a generation's model (ONNX Runtime where installed;
+    ``onnx_file``: this export of it, :func:`imago.rl.precision.selfplay_onnx`)."""
     from imago.nn.evaluator import NetworkEvaluator
     from imago.nn.models import ModelError
 
     try:
         return NetworkEvaluator.load(
-            folder.model_path(generation), backend="auto", device="cpu", threads=threads
+            folder.model_path(generation),
+            backend="auto",
+            device="cpu",
+            threads=threads,
+            onnx_file=onnx_file,
         )
     except ModelError as error:
         raise RunError(f"generation {generation}'s model cannot be used: {error}") from None
@@ -143,7 +151,8 @@ def self_play(
     if best is None or latest is None:
         raise RunError(f"{folder.root} has no network yet: run `imago rl bootstrap` first")
     threads = config.nn_threads or _cores()
-    evaluator = load_evaluator(folder, best, threads)
+    int8 = selfplay_onnx(folder, config, best)
+    evaluator = load_evaluator(folder, best, threads, int8)
     name = worker or worker_name()
     seed = abs(hash((config.seed, name))) % 2**31
     play = SelfPlay(config.spec, evaluator, config.selfplay, seed=seed)
@@ -173,15 +182,22 @@ def self_play(
         progress = _SelfPlayProgress(report, latest, best, wanted, play.stats.games)
         stats = play.play(wanted, writer.add, stop=stop, on_round=progress)
         writer.flush()
-        folder.log("selfplay", round=latest, generation=best, worker=name, **stats.to_json())
+        folder.log(
+            "selfplay",
+            round=latest,
+            generation=best,
+            worker=name,
+            precision="fp32" if int8 is None else "int8",
+            **stats.to_json(),
+        )
         total = stats
         if not follow or (stop is not None and stop.is_set()):
             break
         newest, promoted = folder.latest(), folder.best()
         if promoted is not None and promoted != best:
             best = promoted
-            evaluator = load_evaluator(folder, best, threads)
-            play.set_evaluator(evaluator)
+            int8 = selfplay_onnx(folder, config, best)
+            play.set_evaluator(load_evaluator(folder, best, threads, int8))
         if newest is not None:
             latest = newest
     return total

@@ -43,13 +43,14 @@ if TYPE_CHECKING:
     from imago.nn.store import ModelSpec
 
 ModelFiles = dict[str, bytes]
-"""A generation's network as bytes by file suffix (``.pt``, and ``.onnx`` where exported)."""
+"""A generation's network as bytes by file suffix (``.pt``, and ``.onnx`` where exported,
+``.int8.onnx`` where self-play runs an int8 copy)."""
 
 
 def model_files(folder: RunFolder, generation: int) -> ModelFiles:
     """The files of a generation's network, to send to workers that cannot see the folder."""
     files = {}
-    for suffix in (".pt", ".onnx"):
+    for suffix in (".pt", ".onnx", ".int8.onnx"):
         path = folder.model_path(generation, suffix)
         if path.is_file():
             files[suffix] = path.read_bytes()
@@ -86,7 +87,14 @@ class SelfPlayWorker:
         path = self.folder / f"{generation:06d}.pt"
         for suffix, data in sorted(files.items()):  # .onnx after .pt: no older than it
             path.with_suffix(suffix).write_bytes(data)
-        evaluator = NetworkEvaluator.load(path, backend="auto", device="cpu", threads=self.threads)
+        int8 = path.with_suffix(".int8.onnx")
+        evaluator = NetworkEvaluator.load(
+            path,
+            backend="auto",
+            device="cpu",
+            threads=self.threads,
+            onnx_file=int8 if ".int8.onnx" in files else None,
+        )
         self._use(evaluator, generation)
 
     def set_server(
@@ -234,6 +242,9 @@ class SelfPlayPool:
 
     def _model(self, generation: int) -> Any:
         if generation not in self._models:
+            from imago.rl.precision import selfplay_onnx
+
+            selfplay_onnx(self.folder, self.config, generation)  # the int8 copy, when wanted
             self._models = {generation: self.executor.share(model_files(self.folder, generation))}
         return self._models[generation]
 

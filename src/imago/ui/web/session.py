@@ -134,7 +134,7 @@ class PlaySettings:
         return cls(game, size, komi, rules, handicap, black, white, move_time, clock)
 
 
-FILE_OPTIONS = ("weights", "book", "model")
+FILE_OPTIONS = ("weights", "book", "model", "onnx")
 """Agent options that name a file the server would open."""
 
 
