@@ -321,6 +321,28 @@ def init(
     console.print(f"run {run}: {game} {config.spec.size}x{config.spec.size}, preset {preset}")
 
 
+@rl_app.command("set")
+def set_settings(
+    run: Path = RUN,
+    changes: list[str] = typer.Argument(..., help="Settings to change: nn_precision=int8 ..."),
+) -> None:
+    """Change settings of an existing run (any but the game and the network's shape and
+    inputs); the loop uses them from its next start, and metrics.jsonl records the change."""
+    from imago.rl.stages import change_settings
+
+    folder, _ = _folder(run)
+    updates: dict[str, Any] = {}
+    for change in changes:
+        key, eq, value = change.partition("=")
+        if not eq:
+            raise fail(f"settings are key=value, got {change!r}")
+        updates[key.strip()] = _value(value.strip())
+    with _errors():
+        change_settings(folder, updates)
+    for key, value in updates.items():
+        console.print(f"{run}: {key} = {json.dumps(value)}", soft_wrap=True)
+
+
 # -- the loop --------------------------------------------------------------------------------------
 @rl_app.command("loop")
 def loop(

@@ -116,6 +116,11 @@ class RunFolder:
         self.root.mkdir(parents=True, exist_ok=True)
         atomic_write_json(self.run_path, {"format": FORMAT, "version": VERSION, **settings})
 
+    def replace_settings(self, settings: dict[str, Any]) -> None:
+        """Write ``run.json`` again with ``settings`` (atomically; the run must exist)."""
+        self.settings()  # an existing, readable run
+        atomic_write_json(self.run_path, {"format": FORMAT, "version": VERSION, **settings})
+
     def settings(self) -> dict[str, Any]:
         """The run's settings; :class:`RunError` when the folder holds no readable run."""
         if not self.run_path.is_file():

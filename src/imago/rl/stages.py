@@ -66,6 +66,31 @@ def load_config(folder: RunFolder) -> LoopConfig:
     return LoopConfig.from_json(folder.settings()["config"])
 
 
+FIXED_SETTINGS = ("spec", "model", "features", "bootstrap")
+"""What a run cannot change once created: the game and the network's shape and inputs (its
+examples and checkpoints depend on them)."""
+
+
+def change_settings(folder: RunFolder, changes: dict[str, Any]) -> LoopConfig:
+    """Change settings of an existing run (dotted names, as ``--set`` takes them), checked as a
+    new run's are, and log the change in ``metrics.jsonl``; the loop uses them from its next
+    start. :class:`RunError` (and nothing changed) for an unknown or fixed setting or a
+    value the settings refuse."""
+    fixed = sorted(name for name in changes if name.split(".")[0] in FIXED_SETTINGS)
+    if fixed:
+        raise RunError(
+            f"{', '.join(fixed)}: fixed once a run exists (the game, the network's shape and "
+            "inputs); start a new run with `imago rl init`"
+        )
+    before = load_config(folder)
+    after = before.with_changes(changes)
+    settings = folder.settings()
+    settings["config"] = after.to_json()
+    folder.replace_settings({k: v for k, v in settings.items() if k not in ("format", "version")})
+    folder.log("settings", changes=changes)
+    return after
+
+
 # -- bootstrap -------------------------------------------------------------------------------------
 def bootstrap(folder: RunFolder, config: LoopConfig, report: Report = _quiet) -> int:
     """Generation 0: random weights of ``config.model``, or the model ``config.bootstrap``

@@ -1,0 +1,61 @@
+"""``imago rl set``: an existing run's settings changed, checked, and the change on record."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from imago.cli.app import app
+from imago.rl.config import smoke_config
+from imago.rl.folder import RunError, RunFolder
+from imago.rl.selfplay import GameSpec
+from imago.rl.stages import change_settings, init, load_config
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> RunFolder:
+    run = RunFolder(tmp_path / "run")
+    init(run, smoke_config(GameSpec("othello", 6)))
+    return run
+
+
+def test_a_changed_setting_is_kept_and_logged(folder: RunFolder) -> None:
+    change_settings(folder, {"nn_precision": "int8", "selfplay.simulations": 12})
+    config = load_config(folder)
+    assert (config.nn_precision, config.selfplay.simulations) == ("int8", 12)
+    (row,) = folder.metrics("settings")
+    assert row["changes"] == {"nn_precision": "int8", "selfplay.simulations": 12}
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"spec.size": 8}, "fixed once a run exists"),
+        ({"model": "b6c64"}, "fixed once a run exists"),
+        ({"nn_precision": "fp16"}, "fp32 or int8"),
+        ({"no_such_setting": 1}, "unknown setting"),
+    ],
+)
+def test_a_refused_change_leaves_the_run_as_it_was(
+    folder: RunFolder, changes: dict[str, object], message: str
+) -> None:
+    before = folder.run_path.read_bytes()
+    with pytest.raises(RunError, match=message):
+        change_settings(folder, changes)
+    assert folder.run_path.read_bytes() == before
+    assert folder.metrics("settings") == []
+
+
+def test_the_command_changes_a_run_and_refuses_a_malformed_change(folder: RunFolder) -> None:
+    runner = CliRunner()
+    done = runner.invoke(
+        app, ["rl", "set", str(folder.root), "nn_precision=int8"], terminal_width=200
+    )
+    assert done.exit_code == 0, done.output
+    assert 'nn_precision = "int8"' in done.output
+    assert json.loads(folder.run_path.read_text())["config"]["nn_precision"] == "int8"
+    refused = runner.invoke(app, ["rl", "set", str(folder.root), "nn_precision"])
+    assert refused.exit_code != 0 and "key=value" in refused.output
