@@ -71,6 +71,11 @@ def worker_name() -> str:
     return f"{host}{os.getpid()}t{int(time.time()) % 10**8}"
 
 
+def worker_seed(seed: int, name: str) -> int:
+    """A worker's seed: the same for the same run seed and worker name, on any machine."""
+    return zlib.crc32(f"{seed}:{name}".encode())
+
+
 def is_holdout(worker: str, index: int, fraction: float) -> bool:
     """Whether game ``index`` of ``worker`` is held out (a stable hash, not a random draw)."""
     return (zlib.crc32(f"{worker}:{index}".encode()) % 10_000) < fraction * 10_000

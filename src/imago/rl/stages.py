@@ -24,7 +24,7 @@ from typing import Any, TypeVar
 
 from imago.agents.base import StopFlag
 from imago.rl.config import LoopConfig
-from imago.rl.examples import GameWriter, merge_leftovers, worker_name
+from imago.rl.examples import GameWriter, merge_leftovers, worker_name, worker_seed
 from imago.rl.folder import RunError, RunFolder, iter_round_files
 from imago.rl.precision import selfplay_onnx
 from imago.rl.selfplay import SelfPlay, SelfPlayStats
@@ -179,7 +179,7 @@ def self_play(
     int8 = selfplay_onnx(folder, config, best)
     evaluator = load_evaluator(folder, best, threads, int8)
     name = worker or worker_name()
-    seed = abs(hash((config.seed, name))) % 2**31
+    seed = worker_seed(config.seed, name)
     play = SelfPlay(config.spec, evaluator, config.selfplay, seed=seed)
     total = SelfPlayStats()
     while True:

@@ -26,7 +26,6 @@ import concurrent.futures
 import shutil
 import tempfile
 import time
-import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -34,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 from imago.agents.base import StopFlag
 from imago.cluster import Actor, Executor, Tally, WorkerLost
 from imago.rl.config import LoopConfig
-from imago.rl.examples import GameWriter, worker_name
+from imago.rl.examples import GameWriter, worker_name, worker_seed
 from imago.rl.folder import RunError, RunFolder
 from imago.rl.selfplay import FinishedGame, GameSpec, SelfPlay, SelfPlayConfig, SelfPlayStats
 
@@ -57,11 +56,6 @@ def model_files(folder: RunFolder, generation: int) -> ModelFiles:
     if ".pt" not in files:
         raise RunError(f"generation {generation} has no model file in {folder.root}")
     return files
-
-
-def worker_seed(seed: int, name: str) -> int:
-    """A worker's seed: the same for the same run seed and worker name, on any machine."""
-    return zlib.crc32(f"{seed}:{name}".encode())
 
 
 class SelfPlayWorker:
