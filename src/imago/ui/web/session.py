@@ -55,6 +55,7 @@ from imago.ui.web.live import (
     othello_move_scores,
     root_search,
 )
+from imago.ui.web.positions import Positions
 from imago.ui.web.uploads import Library, UploadError, read_text, read_upload
 from imago.ui.web.view import Json, NodeIds
 
@@ -281,6 +282,7 @@ class Session:
         self.tree_version = 0
         self.game = Game.new("go", size=9)
         self.cursor = Cursor(self.game)
+        self.positions = Positions.for_board("go", 9)
         self.ending: Ending | None = None
         self.counts: dict[GameNode, GoCount] = {}
         self.clocks: _Clocks | None = None
@@ -410,6 +412,7 @@ class Session:
     def _replace_game(self, game: Game) -> None:
         self.game = game
         self.cursor = Cursor(game)
+        self.positions = Positions.for_board(game.game_name, game.size)
         self.ids = NodeIds()
         self.tree_version += 1
         self.ending = None
@@ -1147,7 +1150,7 @@ class Session:
 
     def _state(self, node: GameNode) -> GameState:
         try:
-            return node.state
+            return self.positions.state(node)
         except (IllegalMoveError, InvalidMoveError, ValueError) as error:
             raise ClientError(f"this position cannot be shown: {error}") from None
 
@@ -1160,6 +1163,7 @@ class Session:
         node = self.cursor.node
         game = self.game
         state = self._state(node)
+        self.positions.keep(node)
         message: Json = {
             "type": "state",
             "session": self.sid,

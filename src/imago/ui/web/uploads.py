@@ -13,9 +13,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from imago.core.errors import ImagoError
-from imago.records import sgf, transcript, wthor
+from imago.records import sgf, sgf_grammar, transcript, wthor
 from imago.records.files import suffix
 from imago.records.tree import Game, RecordError
+from imago.ui.web import positions
 
 MAX_UPLOAD_BYTES = 8 << 20
 """The largest upload (all files of one request together)."""
@@ -135,7 +136,33 @@ def _read_file(
 
 
 def _read_sgf(name: str, data: bytes, library: Library) -> None:
-    collection = sgf.read_bytes(data)
+    """Read an SGF file within the memory budget (:mod:`imago.ui.web.positions`): its trees'
+    sizes and longest lines are checked from the grammar's scan before any node is built."""
+    try:
+        scan = sgf_grammar.parse(data)
+    except sgf_grammar.SgfError as error:  # only strict parsing raises; kept for safety
+        raise UploadError(f"{name}: {error}") from None
+    sizes = [len(tree) for tree in scan.trees]
+    for number, nodes in enumerate(sizes, start=1):
+        refusal = positions.node_refusal(nodes)
+        if refusal is not None:
+            raise UploadError(f"{name}: game {number} is too large: {refusal}")
+    total = sum(sizes)
+    if total > positions.MAX_UPLOAD_NODES:
+        raise UploadError(
+            f"{name} has {total:,} nodes in all; an upload here has at most "
+            f"{positions.MAX_UPLOAD_NODES:,}"
+        )
+    longest = max((positions.line_depths(tree.parents) for tree in scan.trees), default=0)
+    del scan
+    collection = sgf.read_bytes(data, replay=False)
+    boards = {(game.game_name, game.size) for game in collection}
+    for game_name, size in boards:
+        refusal = positions.line_refusal(game_name, size, longest)
+        if refusal is not None:
+            raise UploadError(f"{name} is too long to show: {refusal}")
+    if all(positions.replay_when_read(g, s, total) for g, s in boards):
+        collection = sgf.read_bytes(data)  # small enough to replay whole: illegal moves found
     library.errors.extend(f"{name}:{e.line}:{e.column}: {e.message}" for e in collection.errors)
     for game in collection:
         _add_game(library, game)
