@@ -165,3 +165,44 @@ def test_walking_many_variations_keeps_positions_within_the_budget(
     shown = 12 * 40
     assert shown > capacity  # without dropping positions, all of them would be kept
     assert grown < 2 * positions.POSITION_BUDGET, f"{grown / MIB:.1f} MiB"
+
+
+# -- item 6: the tree once, then what changed --------------------------------------------------
+
+
+def variations_of_passes(branches: int, length: int, size: int = 9) -> bytes:
+    """``branches`` variations from the start, each ``length`` moves (passes after a first
+    stone on a point of its own), ``branches * length + 1`` nodes in all."""
+    letters = "abcdefghijklmnopqrstuvwxyz"[:size]
+    points = [f"{c}{r}" for r in letters for c in letters]
+    out = [b"(;GM[1]FF[4]SZ[%d]" % size]
+    for index in range(branches):
+        moves = [f";B[{points[index % len(points)]}]"]
+        moves += [f";{'WB'[i % 2]}[]" for i in range(length - 1)]
+        out.append(("(" + "".join(moves) + ")").encode())
+    out.append(b")")
+    return b"".join(out)
+
+
+def test_a_keypress_on_a_20000_node_tree_sends_what_changed_not_the_tree(board: Client):
+    state = board.ask(_upload("big.sgf", variations_of_passes(100, 200)))
+    assert len(state["tree"]) == 20_001
+    full = board.sizes[-1]
+    assert full > 700_000  # the whole tree, once: what every message carried before
+    board.sizes.clear()
+    for to in ("forward", "forward", "end", "back", "start", "forward", "next_variation"):
+        state = board.ask({"type": "nav", "to": to})
+        assert "tree" not in state and "tree_diff" not in state
+    assert max(board.sizes) < 4_000, board.sizes
+    board.sizes.clear()
+    state = board.ask({"type": "nav", "to": "end"})
+    state = board.ask({"type": "play", "point": [8, 8]})  # a new node: one row added
+    diff = state["tree_diff"]
+    assert [row[0] for row in diff["rows"]] == [state["node"]] and not diff["remove"]
+    assert state["line"][-1] == state["node"]
+    state = board.ask({"type": "comment", "node": state["node"], "text": "new"})
+    assert state["tree_diff"]["rows"][0][5] == "c"
+    state = board.ask({"type": "delete", "node": state["node"]})
+    assert len(state["tree_diff"]["remove"]) == 1
+    assert max(board.sizes) < 4_000, board.sizes
+    assert len(board.ask({"type": "state"})["tree"]) == 20_001  # asked for: the whole tree

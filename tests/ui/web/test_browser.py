@@ -381,3 +381,37 @@ def test_a_10000_deep_variation_through_second_children_is_listed(
     page.upload([path])
     page.page.wait_for_selector("#move-list .mv", timeout=120_000)
     assert page.page.eval_on_selector_all("#move-list .mv", "els => els.length") >= depth
+
+
+def test_keys_on_a_20000_node_tree_are_answered_with_changes_not_the_tree(
+    board_page: BoardPage, tmp_path: Path
+):
+    """Issue 43 item 6: the tree is sent once; a keypress brings what changed (before, each
+    state message carried all 20,000 rows: ~800 KB and ~2 s a key)."""
+    import time
+
+    from test_big_trees import variations_of_passes
+
+    path = tmp_path / "big.sgf"
+    path.write_bytes(variations_of_passes(100, 200))
+    page = board_page
+    page.upload([path])
+    page.page.wait_for_function("window.imagoTreeRows === 20001", timeout=120_000)
+    page.page.evaluate("document.activeElement.blur()")  # keys to the page, not the input
+    timings = []
+    for _ in range(8):
+        started = time.perf_counter()
+        page.key("ArrowRight")
+        timings.append(time.perf_counter() - started)
+    assert page.move_number() == 8
+    timings.sort()
+    print(f"\nkeypress to state drawn on a 20,001-node tree: median {timings[4] * 1000:.0f} ms")
+    assert timings[4] < 0.25, timings
+    page.key("End")
+    number = page.move_number()
+    page.click_point(8, 8)
+    page.wait_move(number + 1)
+    assert page.page.evaluate("window.imagoTreeRows") == 20_002
+    assert page.page.evaluate("window.imagoTreeDiffs") >= 1
+    current = page.page.inner_text("#move-list .mv.current")
+    assert "J1" in current, current

@@ -56,6 +56,7 @@ from imago.ui.web.live import (
     root_search,
 )
 from imago.ui.web.positions import Positions
+from imago.ui.web.treesync import TreeSync
 from imago.ui.web.uploads import Library, UploadError, read_text, read_upload
 from imago.ui.web.view import Json, NodeIds
 
@@ -280,6 +281,7 @@ class Session:
         self.seat_specs: dict[Color, str] = {Color.BLACK: "human", Color.WHITE: "human"}
         self.ids = NodeIds()
         self.tree_version = 0
+        self.tree_sync = TreeSync()
         self.game = Game.new("go", size=9)
         self.cursor = Cursor(self.game)
         self.positions = Positions.for_board("go", 9)
@@ -414,6 +416,7 @@ class Session:
         self.cursor = Cursor(game)
         self.positions = Positions.for_board(game.game_name, game.size)
         self.ids = NodeIds()
+        self.tree_sync.reset()
         self.tree_version += 1
         self.ending = None
         self.counts = {}
@@ -1156,10 +1159,13 @@ class Session:
 
     # -- what the page shows ---------------------------------------------------------------------
     def _send_state(self) -> None:
-        self.emit(self.state_message())
+        if self.send is not None:
+            self.emit(self.state_message(with_tree=False))
 
     def state_message(self, *, with_tree: bool = True) -> Json:
-        """Everything the page draws (see :mod:`imago.ui.web.view`)."""
+        """Everything the page draws (see :mod:`imago.ui.web.view`): with the whole tree, or
+        (``with_tree=False``) with what changed in it since the last state message
+        (:mod:`imago.ui.web.treesync`)."""
         node = self.cursor.node
         game = self.game
         state = self._state(node)
@@ -1171,7 +1177,6 @@ class Session:
             "game": game.game_name,
             "size": game.size,
             "node": self.ids.id_of(node),
-            "line": view.line_ids(node, self.ids),
             "tree_version": self.tree_version,
             "position": view.position_view(state, node),
             "comment": node.comment,
@@ -1201,8 +1206,8 @@ class Session:
             "settings": dataclasses.asdict(self.settings),
             "can_undo": self.mode == "play" and node.parent is not None and not node.children,
         }
-        if with_tree:
-            message["tree"] = view.tree_view(game, self.ids)
+        self.tree_sync.update(message, game, self.ids, self.tree_version, full=with_tree)
+        self.tree_sync.line(message, view.line_ids(node, self.ids), full=with_tree)
         return message
 
     def _count_view(self, node: GameNode, state: GameState) -> Json | None:

@@ -21,6 +21,11 @@ const page = {
   pending: null, // a click waiting for its move to be drawn: {point, t0}
   reviewMoves: [],
   grades: new Map(), // node id -> {grade, loss, unit} from the last whole-game review
+  gradesVersion: 0,
+  listKey: null, // what the move list was drawn from: tree version, grades, session
+  listSpans: new Map(), // node id -> its span in the move list
+  listLine: null,
+  listCurrent: null,
 };
 window.imagoTimings = []; // milliseconds from a click on the board to the move drawn
 window.imagoAnalysisTimes = []; // analysis updates: [arrival (performance.now()), new figures?]
@@ -70,9 +75,11 @@ const handlers = {
   state(m) {
     const t0 = page.pending;
     const previousNode = page.state ? page.state.node : null;
+    if (m.line === null) m.line = page.state ? page.state.line : [];
     page.state = m;
     page.clockAt = performance.now();
     if (m.tree) setTree(m.tree, m.tree_version);
+    else if (m.tree_diff && !applyTreeDiff(m.tree_diff, m.tree_version)) return;
     if (m.node !== previousNode) {
       page.hint = null;
       if (!page.analysis || page.analysis.node !== m.node) page.analysis = null;
@@ -144,8 +151,35 @@ function setTree(rows, version) {
       children.get(parent).push(id);
     }
   }
-  page.tree = { rows, byId, children };
+  page.tree = { root: rows.length ? rows[0][0] : null, byId, children };
   page.treeVersion = version;
+  window.imagoTreeRows = byId.size;
+}
+
+// What changed since the tree this page holds (see treesync.py); false (and the whole state
+// asked for again) when the page holds another version than the diff's base.
+function applyTreeDiff(diff, version) {
+  const tree = page.tree;
+  if (!tree || page.treeVersion !== diff.base) {
+    send({ type: "state" });
+    return false;
+  }
+  for (const id of diff.remove) {
+    tree.byId.delete(id);
+    tree.children.delete(id);
+  }
+  for (const [id, parent, label, color, number, flags] of diff.rows) {
+    tree.byId.set(id, { id, parent, label, color, number, flags });
+    if (parent === null) tree.root = id;
+  }
+  for (const [parent, kids] of Object.entries(diff.order)) {
+    if (kids.length) tree.children.set(Number(parent), kids);
+    else tree.children.delete(Number(parent));
+  }
+  page.treeVersion = version;
+  window.imagoTreeRows = tree.byId.size;
+  window.imagoTreeDiffs = (window.imagoTreeDiffs || 0) + 1;
+  return true;
 }
 
 // -- drawing ------------------------------------------------------------------------------------
@@ -344,10 +378,15 @@ function renderMoveList() {
   const s = page.state;
   const tree = page.tree;
   if (!tree) return;
+  const key = `${page.treeVersion}/${page.gradesVersion}/${s.session}`;
+  if (page.listKey === key) {
+    markMoveList();
+    return;
+  }
   const current = s.node;
   const line = new Set(s.line);
   const out = [];
-  const root = tree.rows[0][0];
+  const root = tree.root;
   const kids = (id) => tree.children.get(id) || [];
 
   const span = (node, showNumber) => {
@@ -403,7 +442,35 @@ function renderMoveList() {
   }
   const list = $("move-list");
   list.innerHTML = out.join("");
-  const here = list.querySelector(".mv.current");
+  page.listKey = key;
+  page.listSpans = new Map();
+  for (const el of list.querySelectorAll(".mv")) page.listSpans.set(Number(el.dataset.node), el);
+  page.listLine = s.line;
+  page.listCurrent = current;
+  scrollMoveList();
+}
+
+// The same tree as drawn: only the current move and the line through it change (a keypress
+// on a 20,000-node tree must not rebuild 20,000 spans).
+function markMoveList() {
+  const s = page.state;
+  const spans = page.listSpans;
+  if (page.listLine !== s.line) {
+    for (const id of page.listLine || []) spans.get(id)?.classList.remove("on-line");
+    for (const id of s.line) spans.get(id)?.classList.add("on-line");
+    page.listLine = s.line;
+  }
+  if (page.listCurrent !== s.node) {
+    spans.get(page.listCurrent)?.classList.remove("current");
+    spans.get(s.node)?.classList.add("current");
+    page.listCurrent = s.node;
+  }
+  scrollMoveList();
+}
+
+function scrollMoveList() {
+  const list = $("move-list");
+  const here = page.listSpans.get(page.listCurrent);
   if (here) {
     // Scroll the list itself (never the page) so that the current move is in view.
     const top = here.offsetTop - list.offsetTop;
@@ -492,6 +559,7 @@ function showReview(m) {
     return;
   }
   page.reviewMoves = m.mistakes;
+  page.gradesVersion = (page.gradesVersion || 0) + 1;
   page.grades = new Map(m.moves.filter((x) => x.node !== null).map((x) => [x.node, { grade: x.grade, loss: x.loss, unit: m.unit }]));
   renderMoveList();
   const unit = m.unit;
