@@ -155,3 +155,73 @@ def test_analyze_explains_bad_input(tmp_path: Path):
         in runner.invoke(app, ["analyze", str(good), "--seconds", "0"]).output
     )
     assert not (tmp_path / "good-analyzed.sgf").exists()
+
+
+# -- issue 43 item 7: the first search, and searches too small to judge ---------------------------
+
+
+class ColdStart(Agent):
+    """An agent whose first search in the process is spent compiling: one playout, and a win
+    rate of 1.0 for a move other than the one played (what ``mcts`` gave under
+    ``--seconds 0.3``); every later search is a sound one (500 playouts, 50 %)."""
+
+    name = "cold"
+
+    def __init__(self, playouts_after: int = 500) -> None:
+        self.calls = 0
+        self.playouts_after = playouts_after
+
+    def select_move(
+        self, state: GameState, limit: Limit, *, on_info=None, stop=None
+    ) -> SearchResult:
+        self.calls += 1
+        other = Move.play(Point(0, 6))
+        if self.calls == 1:
+            return SearchResult(other, winrate=1.0, pv=(other,), nodes=1)
+        return SearchResult(other, winrate=0.5, pv=(other,), nodes=self.playouts_after)
+
+
+def test_the_first_search_warms_up_before_the_clock_and_move_1_is_no_blunder():
+    nodes = reviewing.line_of(sgf.read_game(GAME).end())
+    agent = ColdStart()
+    review = reviewing.review_line(nodes, agent, Limit(time=0.3), engine="cold")
+    assert agent.calls == len(nodes) + 1  # the warm-up, then one search a position
+    assert all(p.nodes == 500 for p in review.positions)
+    assert review.mistakes() == [] and review.moves[0].loss == 0.0
+
+
+def test_a_move_judged_on_a_handful_of_playouts_is_never_a_mistake():
+    nodes = reviewing.line_of(sgf.read_game(GAME).end())
+    before = reviewing.PositionEval(Color.BLACK, 1.0, reviewing.WINRATE, Move.PASS, nodes=1)
+    after = reviewing.PositionEval(Color.WHITE, 1.0, reviewing.WINRATE, Move.PASS, nodes=400)
+    move = reviewing.MoveReview(1, Color.BLACK, Move.play(Point(3, 3)), before, after)
+    assert move.loss == 1.0 and not move.judged and move.grade() == ""
+    sound = reviewing.PositionEval(Color.BLACK, 1.0, reviewing.WINRATE, Move.PASS, nodes=16)
+    assert reviewing.MoveReview(1, Color.BLACK, move.move, sound, after).grade() == "blunder"
+    # A whole review on searches of 2 playouts: losses measured, nothing graded, and said so.
+    review = reviewing.review_line(nodes, ColdStart(playouts_after=2), Limit(time=0.3))
+    reviewing.annotate(nodes, review)
+    assert review.mistakes() == []
+    assert all(not n.get("BM") and not n.get("DO") for n in nodes)
+    assert "a search of 2 playouts is too few to judge a move" in nodes[1].comment
+    assert reviewing.PositionEval.from_json(review.positions[1].to_json(7), 7).nodes == 2
+
+
+def test_analyze_in_a_fresh_process_calls_no_first_move_a_blunder(tmp_path: Path):
+    """``imago analyze GAME.sgf --seconds 0.3`` in its own process (the kernels loaded or
+    compiled by the first search): move 1, the engine's own kind of opening, is no blunder."""
+    import subprocess
+    import sys
+
+    source = tmp_path / "game.sgf"
+    source.write_text("(;GM[1]FF[4]SZ[9]KM[7];B[ee];W[cc];B[gc];W[cg])", encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "imago", "analyze", str(source), "--seconds", "0.3"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    first = sgf.read_file(tmp_path / "game-analyzed.sgf")[0].children[0]
+    assert first.get("BM") == [] or first.get("BM") is None, first.comment
+    assert "Blunder" not in first.comment

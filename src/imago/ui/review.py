@@ -39,6 +39,11 @@ DISCS = "discs"
 
 THRESHOLDS = {WINRATE: (0.05, 0.10, 0.20), DISCS: (2.0, 4.0, 8.0)}
 """Losses from which a move is an inaccuracy, a mistake and a blunder, by unit."""
+MIN_NODES = 16
+"""The fewest playouts (nodes) a search must have made for its value to grade a move: a
+handful of random playouts can make any move look like a blunder."""
+WARM_UP = Limit(time=60.0, nodes=512, depth=2, playouts=8)
+"""The small search :func:`review_line` runs before its clock starts (see :func:`warm_up`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +57,14 @@ class PositionEval:
     pv: tuple[Move, ...] = ()
     final: bool = False
     """The game is over here: the value is the result, not an estimate."""
+    nodes: int = 0
+    """The playouts or nodes of the search behind the value (0: not reported)."""
+
+    @property
+    def trusted(self) -> bool:
+        """Whether the value may grade a move: a result, or a search of :data:`MIN_NODES`
+        nodes at least (or one that does not say how many)."""
+        return self.final or self.nodes == 0 or self.nodes >= MIN_NODES
 
     def for_color(self, color: Color) -> float:
         """The value for ``color`` (win rate ``1 - v`` or discs ``-v`` for the other side)."""
@@ -62,11 +75,11 @@ class PositionEval:
     def to_json(self, size: int) -> list[Any]:
         best = None if self.best is None else self.best.to_action(size)
         pv = [m.to_action(size) for m in self.pv if not m.is_resign]
-        return [self.to_play.letter, self.value, self.unit, best, pv, self.final]
+        return [self.to_play.letter, self.value, self.unit, best, pv, self.final, self.nodes]
 
     @classmethod
     def from_json(cls, row: list[Any], size: int) -> PositionEval:
-        letter, value, unit, best, pv, final = row
+        letter, value, unit, best, pv, final = row[:6]
         return cls(
             Color.BLACK if letter == "B" else Color.WHITE,
             float(value),
@@ -74,6 +87,7 @@ class PositionEval:
             None if best is None else Move.from_action(int(best), size),
             tuple(Move.from_action(int(a), size) for a in pv),
             bool(final),
+            int(row[6]) if len(row) > 6 else 0,
         )
 
 
@@ -101,8 +115,17 @@ class MoveReview:
         best = self.before.best
         return best if best is not None and best != self.move else None
 
+    @property
+    def judged(self) -> bool:
+        """Whether both searches behind the loss were deep enough to grade the move
+        (:attr:`PositionEval.trusted`)."""
+        return self.before.trusted and self.after.trusted
+
     def grade(self) -> str:
-        """``""``, ``inaccuracy``, ``mistake`` or ``blunder`` by the unit's thresholds."""
+        """``""``, ``inaccuracy``, ``mistake`` or ``blunder`` by the unit's thresholds; never
+        a grade for a move that was not :attr:`judged`."""
+        if not self.judged:
+            return ""
         small, medium, large = THRESHOLDS[self.before.unit]
         loss = self.loss
         if loss >= large:
@@ -166,7 +189,19 @@ def evaluate(
     else:
         raise ValueError(f"the {agent.name} agent reports no value to review a game with")
     best = None if result.move.is_resign else result.move
-    return PositionEval(state.to_play, value, unit, best, result.pv)
+    return PositionEval(state.to_play, value, unit, best, result.pv, nodes=max(0, result.nodes))
+
+
+def warm_up(agent: Agent, state: GameState, stop: StopFlag | None = None) -> None:
+    """A small search of ``state`` whose result is thrown away: the first search of a process
+    compiles the kernels (numba) or loads a network, and under a clock it would be judged on
+    a playout or two. The agent is reset afterwards."""
+    if state.is_over() or (stop is not None and stop.is_set()):
+        return
+    if state.game == "othello" and not any(m.is_play for m in state.legal_moves()):
+        state = state.play(Move.PASS)
+    agent.select_move(state, WARM_UP, stop=stop)
+    agent.reset()
 
 
 def _go_outcome(state: GameState) -> Outcome | None:
@@ -230,6 +265,8 @@ def review_line(
     if progress is not None:
         progress(len(evals), total)
     agent.reset()
+    if len(evals) < total:
+        warm_up(agent, states[len(evals)], stop)  # before the clock of the first position
     while len(evals) < total:
         if stop is not None and stop.is_set():
             break
@@ -317,6 +354,9 @@ def _annotate_move(
     after = format_value(move.after.for_color(move.color), unit)
     lost = format_loss(move.loss, unit)
     lines = [f"{review.engine}: {name} {before} before, {after} after ({lost} lost)"]
+    if not move.judged:
+        fewest = min(e.nodes for e in (move.before, move.after) if not e.trusted)
+        lines.append(f"not graded: a search of {fewest} playouts is too few to judge a move")
     if move.better is not None:
         line = " ".join(_text(game, size, m) for m in move.before.pv[:10]) or _text(
             game, size, move.better
