@@ -6,7 +6,8 @@ listed with the better move, and the record can be annotated (comments, ``V``, `
 Values are always for one side, and converted as needed:
 
 * Go: the win rate of the player to move, in ``[0, 1]`` (any agent that reports one: ``mcts``,
-  ``nnmcts``, ``alphabeta``); a move's loss is in percentage points of win rate.
+  ``nnmcts``, ``alphabeta``); a move's loss is in win-rate points (percentage points of win
+  rate: Go players read plain "points" as territory).
 * Othello: the disc difference for the player to move, when the agent reports one
   (``alphabeta``, exact from 18 empties on); a move's loss is in discs. Agents that give only
   a win rate are measured in win rate, as in Go.
@@ -312,9 +313,9 @@ def format_value(value: float, unit: str) -> str:
 
 
 def format_loss(loss: float, unit: str) -> str:
-    """``6.3 points of win rate`` or ``4 discs``."""
+    """``6.3 win-rate points`` or ``4 discs``."""
     if unit == WINRATE:
-        return f"{loss * 100:.1f} points of win rate"
+        return f"{loss * 100:.1f} win-rate points"
     return f"{loss:g} discs"
 
 

@@ -415,3 +415,56 @@ def test_keys_on_a_20000_node_tree_are_answered_with_changes_not_the_tree(
     assert page.page.evaluate("window.imagoTreeDiffs") >= 1
     current = page.page.inner_text("#move-list .mv.current")
     assert "J1" in current, current
+
+
+def test_after_resigning_no_ghost_stone_and_pass_and_hint_are_disabled(board_page: BoardPage):
+    """Issue 43: the page after a resignation offers nothing of a game being played."""
+    page = board_page
+    page.new_game(game="go", size="9", black="human", white="human")
+    play_and_wait(page, 4, 4)
+    page.hover_point(2, 2)
+    assert page.page.locator("#board circle.ghost").count() == 1  # a live game: a ghost stone
+    page.page.click("#btn-resign")
+    page.page.click("#btn-resign")  # "Really resign?"
+    page.page.wait_for_function("document.getElementById('banner').textContent.includes('B+R')")
+    page.hover_point(6, 6)
+    page.hover_point(2, 3)
+    assert page.page.locator("#board circle.ghost").count() == 0
+    assert page.page.is_disabled("#btn-pass") and page.page.is_disabled("#btn-hint")
+    assert page.page.is_disabled("#btn-resign")
+
+
+def test_othello_passes_are_shown_once_not_stacked(board_page: BoardPage):
+    """Issue 43: a side that passes fourteen times leaves one note, not fourteen toasts."""
+    page = board_page
+    page.new_game(game="othello", size="8", black="human", white="human")
+    for _ in range(14):
+        page.page.evaluate(
+            "window.imagoReceive({type: 'notice', level: 'pass',"
+            " message: 'White has no legal move and passes.'})"
+        )
+    assert page.page.locator("#toasts .toast.pass").count() == 1
+
+
+def test_an_unsettled_count_is_said_unsettled_and_play_goes_on(board_page: BoardPage):
+    """Issue 43 item 9: twelve scattered stones and two passes: no stone proposed dead, the
+    page says the position is unsettled, and Play on lets the next click be a move."""
+    from test_game_end import UNSETTLED
+
+    page = board_page
+    page.new_game(game="go", size="19", black="human", white="human")
+    for vertex in UNSETTLED:
+        point = Move.from_gtp(vertex, 19).point
+        assert point is not None
+        play_and_wait(page, point.row, point.col)
+    for _ in range(2):
+        before = page.page.evaluate("window.imagoStates")
+        page.page.click("#btn-pass")
+        page.page.wait_for_function(f"window.imagoStates > {before}")
+    page.page.wait_for_selector("#count-unsettled:not(.hidden)")
+    assert "unsettled: 5 stones" in page.page.inner_text("#count-unsettled")
+    assert "unsettled" in page.banner()
+    assert "0 dead stones" in page.page.inner_text("#count-result")
+    page.page.click("#btn-play-on")
+    play_and_wait(page, 9, 9)
+    assert page.page.locator("#count-box.hidden").count() == 1

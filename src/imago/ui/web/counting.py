@@ -3,7 +3,10 @@
 :func:`count_go` is the one adapter to the rules' public scoring API (the same calls that
 ``imago play`` and GTP's ``final_score`` make through :mod:`imago.gtp.go_support`), so the
 page counts exactly as the rest of imago does: dead stones and seki as the referee's count
-(:func:`imago.games.go.count`) judges them until the user marks others.
+(:func:`imago.games.go.count`) judges them until the user marks others. Stones the count could
+not decide (an unsettled position: the game stopped before the fights did) are never proposed
+dead: they stay on the board as they stand and are listed as unsettled, so that the players
+play on or mark them, rather than accept a count nobody would.
 :func:`territory` only says which points to shade for whom; the numbers come from the rules.
 """
 
@@ -19,11 +22,13 @@ from imago.gtp import go_support
 
 @dataclass(frozen=True, slots=True)
 class GoCount:
-    """A counted position: the dead stones, those in seki, and the outcome."""
+    """A counted position: the dead stones, those in seki, the outcome, and the stones the
+    referee's count could not decide (none in a settled position)."""
 
     dead: frozenset[Point]
     seki: frozenset[Point]
     outcome: Outcome
+    unsettled: frozenset[Point] = frozenset()
 
 
 def count_go(
@@ -32,11 +37,17 @@ def count_go(
     """Count a finished Go position with ``dead`` stones removed (``None``: the referee's
     judgement of them, :func:`imago.games.go.count`); ``handicap``: the stones Black was given
     (a point each for White under area counting)."""
+    judged = go_support.judged(position, handicap)
+    unsettled = judged.unsettled
     if dead is None:
-        judged = go_support.judged(position, handicap)
-        return GoCount(judged.dead, judged.seki, judged.outcome)
+        if not unsettled:
+            return GoCount(judged.dead, judged.seki, judged.outcome)
+        dead = judged.dead - unsettled  # only what the count could decide
     return GoCount(
-        dead, go_support.seki_stones(position, dead), go_support.score(position, handicap, dead)
+        dead,
+        go_support.seki_stones(position, dead),
+        go_support.score(position, handicap, dead),
+        unsettled,
     )
 
 

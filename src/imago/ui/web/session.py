@@ -1222,6 +1222,7 @@ class Session:
             "outcome": view.outcome_view(count.outcome),
             "scoring": state.rules.scoring.value,  # type: ignore[attr-defined]
             "accepted": self.ending is not None and self.ending.reason == "count",
+            "unsettled": view.points(count.unsettled),
         }
 
     def _graph(self, node: GameNode) -> Json:

@@ -19,6 +19,7 @@ const page = {
   clockAt: 0,
   retry: 0,
   pending: null, // a click waiting for its move to be drawn: {point, t0}
+  playOn: null, // the counted position where the person chose to play on
   reviewMoves: [],
   grades: new Map(), // node id -> {grade, loss, unit} from the last whole-game review
   gradesVersion: 0,
@@ -134,6 +135,7 @@ function receive(message) {
   const handler = handlers[message.type];
   if (handler) handler(message);
 }
+window.imagoReceive = receive; // tests replay server messages through it
 
 function sameMoveDrawn(state, pending) {
   const last = state.position.last;
@@ -200,7 +202,9 @@ function render() {
   if (document.activeElement !== comment) comment.value = s.comment || "";
   $("btn-undo").disabled = !s.can_undo;
   $("btn-resign").disabled = s.mode !== "play" || !!s.ending || s.position.over;
-  $("btn-pass").disabled = s.position.over || (s.game === "othello" && !s.position.must_pass);
+  const finished = s.position.over || !!s.ending;
+  $("btn-pass").disabled = finished || (s.game === "othello" && !s.position.must_pass);
+  $("btn-hint").disabled = finished;
   $("btn-analyze").textContent = s.analysis.on ? "Stop analysis" : "Analyse";
   $("btn-analyze").classList.toggle("primary", !s.analysis.on);
   if (!$("an-engine").value && document.activeElement !== $("an-engine")) $("an-engine").placeholder = s.analysis.engine;
@@ -256,6 +260,7 @@ function heatOf(a) {
 
 function drawBoard() {
   if (!page.state) return;
+  if (page.hover && page.hover.ghost && (page.state.ending || page.state.position.over)) page.hover = null;
   const model = boardModel();
   board.draw(model);
   applyHover();
@@ -343,7 +348,9 @@ function renderStatus() {
     over = true;
   } else if (s.counting) {
     const o = s.counting.outcome;
-    text = `Both passed. Count: ${o.result}` + (o.black !== null ? ` (Black ${o.black}, White ${o.white})` : "");
+    text = (s.counting.unsettled || []).length
+      ? `Both passed, but the position is unsettled: play on or mark dead stones (as it stands ${o.result}).`
+      : `Both passed. Count: ${o.result}` + (o.black !== null ? ` (Black ${o.black}, White ${o.white})` : "");
   } else if (p.over && s.game === "othello") {
     text = `Game over: Black ${p.counts.B}, White ${p.counts.W}` + (result ? ` (${result})` : "");
     over = true;
@@ -372,6 +379,14 @@ function renderCount() {
     `${o.result}: Black ${o.black}, White ${o.white} (${s.counting.scoring} scoring, ` +
     `${s.counting.dead.length} dead stones)`;
   $("btn-accept").disabled = s.counting.accepted || s.mode !== "play";
+  $("btn-play-on").disabled = s.counting.accepted || s.mode !== "play";
+  const unsettled = s.counting.unsettled || [];
+  const warn = $("count-unsettled");
+  warn.textContent = unsettled.length
+    ? `The position is unsettled: ${unsettled.length} stones could not be judged and are counted as they stand. ` +
+      "Play on, or mark dead groups yourself before accepting."
+    : "";
+  warn.classList.toggle("hidden", !unsettled.length);
 }
 
 function renderMoveList() {
@@ -397,7 +412,7 @@ function renderMoveList() {
     const graded = page.grades.get(node.id);
     if (graded && graded.grade) cls.push(`grade-${graded.grade}`);
     const number = showNumber || node.color === "B" ? `<span class="num">${node.number}.</span>` : "";
-    const title = graded ? ` title="${graded.unit === "win rate" ? `${(graded.loss * 100).toFixed(1)} points of win rate` : `${graded.loss} discs`} lost"` : "";
+    const title = graded ? ` title="${graded.unit === "win rate" ? `${(graded.loss * 100).toFixed(1)} win-rate points` : `${graded.loss} discs`} lost"` : "";
     return `<span class="${cls.join(" ")}" data-node="${node.id}"${title}>${number}${escapeHtml(node.label)}</span> `;
   };
 
@@ -563,13 +578,13 @@ function showReview(m) {
   page.grades = new Map(m.moves.filter((x) => x.node !== null).map((x) => [x.node, { grade: x.grade, loss: x.loss, unit: m.unit }]));
   renderMoveList();
   const unit = m.unit;
-  const avg = (c) => (unit === "win rate" ? `${(m.average[c] * 100).toFixed(1)} points` : `${m.average[c].toFixed(1)} discs`);
+  const avg = (c) => (unit === "win rate" ? `${(m.average[c] * 100).toFixed(1)} win-rate points` : `${m.average[c].toFixed(1)} discs`);
   $("review-summary").textContent = `${m.engine}: average loss Black ${avg("B")}, White ${avg("W")}`;
   $("mistakes").innerHTML = m.mistakes
     .map(
       (x, i) =>
         `<li data-index="${i}"><span class="grade-${x.grade}">${x.grade}</span> move ${x.number} ${x.color} ${escapeHtml(x.move)}: ` +
-        `${unit === "win rate" ? `${(x.loss * 100).toFixed(1)} points` : `${x.loss} discs`} lost` +
+        `${unit === "win rate" ? `${(x.loss * 100).toFixed(1)} win-rate points` : `${x.loss} discs`} lost` +
         `${x.better ? `, better ${escapeHtml(x.better)}` : ""}</li>`,
     )
     .join("");
@@ -592,6 +607,8 @@ function escapeHtml(text) {
 }
 function toast(text, level = "info") {
   window.imagoNotices.push([level, text]);
+  // One pass note at a time: an Othello side that passes again and again replaces it.
+  if (level === "pass") for (const old of document.querySelectorAll("#toasts .toast.pass")) old.remove();
   const el = document.createElement("div");
   el.className = `toast ${level}`;
   el.textContent = text;
@@ -609,7 +626,7 @@ function onBoardClick(event) {
   if (!s) return;
   const point = pointAt($("board"), board.model, event.clientX, event.clientY);
   if (!point) return;
-  if (s.counting && !s.counting.accepted) {
+  if (s.counting && !s.counting.accepted && page.playOn !== s.node) {
     send({ type: "toggle_dead", point });
     return;
   }
@@ -626,7 +643,7 @@ function onBoardMove(event) {
     const cand = (page.analysis?.candidates || []).find((c) => c.point && c.point[0] === point[0] && c.point[1] === point[1]);
     if (cand && cand.pv_points && cand.pv_points.length) {
       hover = { pv: pvStones(cand) };
-    } else if (s.position.legal[point[0] * s.size + point[1]] === "1" && s.game === "go" && !s.counting) {
+    } else if (s.position.legal[point[0] * s.size + point[1]] === "1" && s.game === "go" && !s.counting && !s.ending) {
       hover = { ghost: point };
     }
   }
@@ -779,6 +796,11 @@ function wire() {
     }, 3000);
   };
   $("btn-accept").onclick = () => send({ type: "accept_count" });
+  $("btn-play-on").onclick = () => {
+    if (!page.state) return;
+    page.playOn = page.state.node; // the next click on this position is a move
+    toast("play on: click where to play", "info");
+  };
   $("file-input").onchange = async (e) => {
     const files = [...e.target.files];
     if (!files.length) return;
