@@ -1,7 +1,8 @@
 """The legal-move lists every step computes, against the rules' check of each point alone.
 
-Boards up to 11x11 build the list from bit sets of the board in two 64-bit words; bigger ones
-point by point. The sizes straddle the word boundary::
+Boards up to 11x11 build the list from bit sets of the board in two 64-bit words (registers);
+bigger ones from bit sets in an array of 64-point words. The sizes straddle the word
+boundaries::
 
     size   points   words
       2        4    lo
@@ -9,7 +10,9 @@ point by point. The sizes straddle the word boundary::
       8       64    lo, exactly full
       9       81    lo + hi
      11      121    lo + hi, nearly full
-     12      144    point by point
+     12      144    three words
+     19      361    six words
+     25      625    ten words
 
 Each case plays random games in a batch and, every few moves, compares the batch's list with
 ``is_legal``-style checks of every point (``check`` for occupied / suicide / ko, then the
@@ -50,7 +53,7 @@ def _one_by_one(
 
 
 @pytest.mark.parametrize("rules", RULES)
-@pytest.mark.parametrize("size", [2, 7, 8, 9, 11, 12])
+@pytest.mark.parametrize("size", [2, 7, 8, 9, 11, 12, 19, 25])
 def test_the_lists_equal_each_point_checked_alone(size: int, rules: str):
     batch = GoBatch(16, size, GoRules.preset(rules))
     rng = np.random.default_rng(size * 31 + len(rules))

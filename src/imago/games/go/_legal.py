@@ -6,8 +6,13 @@ state, legal actions and keys: :func:`finish`, :func:`advance`). The state layou
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numba import njit
+from numba.core import types
+from numba.cpython.unsafe.numbers import trailing_zeros  # llvm.cttz: a bit scan of an integer
+from numba.extending import overload
 
 from imago.games.go._board import (
     BLACK,
@@ -24,6 +29,10 @@ from imago.games.go._board import (
     HEADER,
     KO_SIMPLE,
     KO_SITUATIONAL,
+    L_HEAD,
+    L_LIBC,
+    L_LIBQ,
+    L_LIBS,
     OK,
     SUPERKO,
     WHITE,
@@ -151,6 +160,120 @@ def _remakes_history(
     )
 
 
+def _word_of(bits: np.ndarray | tuple[np.int64, np.int64], p: int) -> np.int64:
+    """The word of the bit set ``bits`` (64 points a word: an array, or a pair of words on
+    boards up to 128 points) that holds point ``p``. In kernels a pair is read by a choice,
+    not by an index, which would keep its two words in memory rather than in registers (see
+    the overload below)."""
+    return bits[p >> 6]
+
+
+@overload(_word_of, inline="always")  # type: ignore[misc]
+def _word_of_in_kernels(bits: Any, p: Any) -> Any:  # (numba: the same parameters throughout)
+    # The choice is made by the argument's type while numba compiles the caller (numba's own
+    # ``isinstance`` inside an inlined kernel miscompiled its caller once: 2x2 superko lists
+    # went wrong).
+    if isinstance(bits, types.BaseTuple):
+
+        def from_pair(bits: Any, p: Any) -> Any:
+            return bits[0] ^ ((bits[0] ^ bits[1]) & -np.int64(p >= 64))  # no branch
+
+        return from_pair
+
+    def from_words(bits: Any, p: Any) -> Any:
+        return bits[p >> 6]
+
+    return from_words
+
+
+@njit(cache=True, inline="always")
+def _drop_repeats(
+    s: np.ndarray,
+    size: int,
+    color: int,
+    ko_mode: int,
+    plain: bool,
+    lib: np.ndarray | tuple[np.int64, np.int64],
+    take: np.ndarray | tuple[np.int64, np.int64],
+    keys: np.ndarray,
+    keys_at: int,
+    nkeys: int,
+    bloom_at: int,
+    own_keys: bool,
+    out: np.ndarray,
+    out_at: int,
+    n: int,
+) -> int:
+    """Remove from the candidates ``out[out_at:n]`` those that would remake a board of the
+    superko keys; return the new end. ``lib`` / ``take``: bit sets (see :func:`_word_of`) of
+    the points where a stone has a liberty / captures; ``plain``: only captures and suicides
+    can remake a board (see :func:`_beyond_history`). Both legal lists end with it."""
+    side = ZOBRIST_WHITE_TO_PLAY if ko_mode == KO_SITUATIONAL and color == BLACK else 0
+    m = out_at
+    for j in range(out_at, n):
+        p = out[j]
+        captures = (_word_of(take, p) >> (p & 63)) & 1 == 1
+        liberty = (_word_of(lib, p) >> (p & 63)) & 1 == 1
+        out[m] = p
+        m += (plain and liberty and not captures) or not _remakes_history(
+            s, size, p, color, side, liberty, captures, keys, keys_at, nkeys, bloom_at, own_keys
+        )
+    return m
+
+
+@njit(cache=True, inline="always")
+def _write_bits(out: np.ndarray, n: int, bits: np.int64, first: int) -> int:
+    """Write ``first + i`` for each set bit ``i`` of ``bits`` to ``out[n:]``, ascending (one
+    step per set bit: ``trailing_zeros`` is the processor's bit scan); return the index after
+    the last one written."""
+    while bits:
+        out[n] = first + trailing_zeros(bits)  # type: ignore[call-arg]  # (a numba intrinsic)
+        n += 1
+        bits &= bits - 1
+    return n
+
+
+@njit(cache=True, inline="always")
+def _atari_heads(s: np.ndarray, nn: int, first: int, end: int) -> np.int64:
+    """The bit set of the points ``first`` to ``end - 1`` (at most 64; bit ``p - first``) that
+    head a group in atari (other points' bits mean nothing): the group fields read in order,
+    without a gather, so the loop vectorises."""
+    bits = np.int64(0)
+    for q in range(end - first):
+        p = first + q
+        c = s[L_LIBC * nn + p]
+        t = s[L_LIBS * nn + p]
+        bits |= (np.int64(1) << q) & -np.int64(c * s[L_LIBQ * nn + p] == t * t)
+    return bits
+
+
+@njit(cache=True, inline="always")
+def _point_sets(
+    s: np.ndarray,
+    nn: int,
+    color: int,
+    first: int,
+    end: int,
+    atari: np.ndarray | tuple[np.int64, np.int64],
+) -> tuple[np.int64, np.int64, np.int64]:
+    """Bit sets of the points ``first`` to ``end - 1`` (at most 64; bit ``p - first``): the
+    empty points, ``color``'s stones not in atari and the enemy's stones in atari. ``atari``:
+    :func:`_atari_heads` of each word of the board (a pair on boards up to 128 points, else an
+    array). Every point is read the same way, without a branch."""
+    other = 3 - color
+    e_set = safe_set = cap_set = np.int64(0)
+    for q in range(end - first):
+        p = first + q
+        v = s[p]
+        g = s[L_HEAD * nn + p]
+        in_atari = (_word_of(atari, g) >> (g & 63)) & 1 == 1
+        bit = np.int64(1) << q
+        e_set |= bit & -np.int64(v == EMPTY)
+        safe_set |= bit & -np.int64((v == color) & (not in_atari))
+        cap_set |= bit & -np.int64((v == other) & in_atari)
+    return e_set, safe_set, cap_set
+
+
 @njit(cache=True)
 def _legal_small(
     s: np.ndarray,
@@ -167,35 +290,18 @@ def _legal_small(
     out_at: int,
 ) -> int:
     """:func:`_legal_into` for boards of at most 128 points (up to 11x11), with bit sets of the
-    board in two words: each point is read once and tested without a branch, and the moves
-    follow from shifts of the sets. On random positions a branch per point test costs more than
-    the test (``bench/go_legal_probe.py``): this makes the list about twice as fast."""
+    board in two words held in registers: each point is read once and tested without a branch,
+    and the moves follow from shifts of the sets. On random positions a branch per point test
+    costs more than the test (``bench/go_legal_probe.py``)."""
     nn = size * size
     h = 10 * nn
     ko = s[h + F_KO] if s[h + F_KO_COLOR] == color else -1
     superko = ko_mode != KO_SIMPLE and nkeys > 0
-    side = ZOBRIST_WHITE_TO_PLAY if ko_mode == KO_SITUATIONAL and color == BLACK else 0
-    other = 3 - color
     # bit sets of the board (bit p of (lo, hi)): empty points, own stones not in atari, enemy
-    # stones in atari; every point is read the same way, without a branch
-    e_lo = e_hi = safe_lo = safe_hi = cap_lo = cap_hi = np.int64(0)
-    for p in range(nn):
-        v = s[p]
-        g = s[nn + p]
-        c = s[3 * nn + g]
-        t = s[4 * nn + g]
-        atari = c * s[5 * nn + g] == t * t
-        e = np.int64(v == EMPTY)
-        safe = np.int64((v == color) & (not atari))
-        cap = np.int64((v == other) & atari)
-        if p < 64:
-            e_lo |= e << p
-            safe_lo |= safe << p
-            cap_lo |= cap << p
-        else:
-            e_hi |= e << (p - 64)
-            safe_hi |= safe << (p - 64)
-            cap_hi |= cap << (p - 64)
+    # stones in atari
+    atari = (_atari_heads(s, nn, 0, min(nn, 64)), _atari_heads(s, nn, 64, nn))
+    e_lo, safe_lo, cap_lo = _point_sets(s, nn, color, 0, min(nn, 64), atari)
+    e_hi, safe_hi, cap_hi = _point_sets(s, nn, color, 64, nn, atari)
     # the points next to each set: a liberty for a stone played there (an empty point, a friend
     # that keeps one, or an enemy it captures)
     col0_lo = col0_hi = last_lo = last_hi = np.int64(0)
@@ -236,12 +342,9 @@ def _legal_small(
             ok_lo &= ~(np.int64(1) << ko)
         else:
             ok_hi &= ~(np.int64(1) << (ko - 64))
-    # the candidates, ascending, without a branch per point
-    n = out_at
-    for p in range(nn):
-        bit = (ok_lo >> p) & 1 if p < 64 else (ok_hi >> (p - 64)) & 1
-        out[n] = p
-        n += int(bit)
+    # the candidates, ascending: one step per set bit
+    n = _write_bits(out, out_at, ok_lo, 0)
+    n = _write_bits(out, n, ok_hi, 64)
     plain = superko and _beyond_history(s, nn, own_keys)
     if plain:
         # only the captures and suicides can remake an earlier board: the rest need no key
@@ -253,21 +356,114 @@ def _legal_small(
             test_hi = ok_hi & x_hi
         superko = (test_lo | test_hi) != 0
     if superko:
-        m = out_at
-        for j in range(out_at, n):
-            p = out[j]
-            if p < 64:
-                captures = (x_lo >> p) & 1 == 1
-                liberty = (lib_lo >> p) & 1 == 1
-            else:
-                captures = (x_hi >> (p - 64)) & 1 == 1
-                liberty = (lib_hi >> (p - 64)) & 1 == 1
-            out[m] = p
-            m += (plain and liberty and not captures) or not _remakes_history(
-                s, size, p, color, side, liberty, captures, keys, keys_at, nkeys, bloom_at,
-                own_keys,
-            )  # fmt: skip
-        n = m
+        n = _drop_repeats(
+            s, size, color, ko_mode, plain, (lib_lo, lib_hi), (x_lo, x_hi), keys, keys_at, nkeys,
+            bloom_at, own_keys, out, out_at, n,
+        )  # fmt: skip
+    out[n] = nn
+    return n + 1 - out_at
+
+
+@njit(cache=True, inline="always")
+def _shl_word(a: np.ndarray, w: int, k: int) -> np.int64:
+    """Word ``w`` of the bit set ``a`` (64 points a word) shifted towards higher points by
+    ``k`` (1..63)."""
+    x = a[w] << k
+    if w > 0:
+        x |= _lsr(a[w - 1], 64 - k)
+    return x
+
+
+@njit(cache=True, inline="always")
+def _shr_word(a: np.ndarray, w: int, k: int, words: int) -> np.int64:
+    """Word ``w`` of the bit set ``a`` shifted towards lower points by ``k`` (1..63)."""
+    x = _lsr(a[w], k)
+    if w + 1 < words:
+        x |= a[w + 1] << (64 - k)
+    return x
+
+
+@njit(cache=True, inline="always")
+def _next_to(
+    a: np.ndarray, w: int, size: int, words: int, col0: np.int64, last: np.int64
+) -> np.int64:
+    """Word ``w`` of the points next to the set ``a``: above, below, left (not from the
+    first column) and right (not from the last)."""
+    return (
+        _shl_word(a, w, size)
+        | _shr_word(a, w, size, words)
+        | (_shl_word(a, w, 1) & ~col0)
+        | (_shr_word(a, w, 1, words) & ~last)
+    )
+
+
+@njit(cache=True)
+def _legal_words(
+    s: np.ndarray,
+    size: int,
+    color: int,
+    suicide_allowed: bool,
+    ko_mode: int,
+    keys: np.ndarray,
+    keys_at: int,
+    nkeys: int,
+    bloom_at: int,
+    own_keys: bool,
+    out: np.ndarray,
+    out_at: int,
+) -> int:
+    """:func:`_legal_small` for boards of any size: the bit sets in words of 64 points (up to
+    ten on 25x25) in a small array instead of two registers. (It gives the same lists on small
+    boards, but there the registers are faster.) The two share their superko filter,
+    :func:`_drop_repeats`."""
+    nn = size * size
+    h = 10 * nn
+    words = (nn + 63) >> 6
+    ko = s[h + F_KO] if s[h + F_KO_COLOR] == color else -1
+    superko = ko_mode != KO_SIMPLE and nkeys > 0
+    sets = np.empty(8 * words, dtype=np.int64)
+    src = sets[:words]  # empty points, own stones not in atari, enemy stones in atari
+    cap = sets[words : 2 * words]  # enemy stones in atari
+    col0 = sets[2 * words : 3 * words]  # the first column
+    last = sets[3 * words : 4 * words]  # the last column
+    lib = sets[4 * words : 5 * words]  # the points where a stone has a liberty
+    take = sets[5 * words : 6 * words]  # the points where a stone captures
+    ok = sets[6 * words : 7 * words]  # the candidates
+    atari = sets[7 * words :]  # the group heads in atari
+    for w in range(words):
+        atari[w] = _atari_heads(s, nn, 64 * w, min(nn, 64 * w + 64))
+    for w in range(words):
+        e, safe, c = _point_sets(s, nn, color, 64 * w, min(nn, 64 * w + 64), atari)
+        ok[w] = e
+        src[w] = e | safe | c
+        cap[w] = c
+        col0[w] = 0
+        last[w] = 0
+    for r in range(size):
+        a = r * size
+        b = a + size - 1
+        col0[a >> 6] |= np.int64(1) << (a & 63)
+        last[b >> 6] |= np.int64(1) << (b & 63)
+    test = np.int64(0)
+    for w in range(words):
+        lib[w] = _next_to(src, w, size, words, col0[w], last[w])
+        take[w] = _next_to(cap, w, size, words, col0[w], last[w])
+        if not suicide_allowed:
+            ok[w] &= lib[w]
+    if ko >= 0:
+        ok[ko >> 6] &= ~(np.int64(1) << (ko & 63))
+    n = out_at
+    for w in range(words):
+        n = _write_bits(out, n, ok[w], 64 * w)
+        test |= ok[w] & (take[w] | ~lib[w]) if suicide_allowed else ok[w] & take[w]
+    plain = superko and _beyond_history(s, nn, own_keys)
+    if plain:
+        superko = test != 0  # only captures and suicides can remake an earlier board
+    if superko:
+        n = _drop_repeats(
+            s, size, color, ko_mode, plain, lib, take, keys, keys_at, nkeys, bloom_at, own_keys,
+            out, out_at, n,
+        )  # fmt: skip
     out[n] = nn
     return n + 1 - out_at
 
@@ -291,73 +487,18 @@ def _legal_into(
     ``keys[keys_at : keys_at + nkeys]``. ``own_keys``: ``keys`` is the full array ``s`` itself,
     whose bloom words (at ``keys[bloom_at:]``) filter the keys and whose ``F_TOP`` bounds their
     stones; otherwise every candidate is looked up in the keys."""
-    # Helpers here are inlined (``inline="always"``): an ordinary call per point (array
-    # arguments, reference counts) made this loop twenty times slower.
-    nn = size * size
-    if nn <= 128:
+    # Both lists are bit sets of the board, read without a branch per point (on random
+    # positions such a branch costs more than its test): in two registers up to 11x11, in
+    # words of 64 points above.
+    if size * size <= 128:
         return _legal_small(
             s, size, color, suicide_allowed, ko_mode, keys, keys_at, nkeys, bloom_at, own_keys,
             out, out_at,
         )  # fmt: skip
-    h = 10 * nn
-    ko = s[h + F_KO] if s[h + F_KO_COLOR] == color else -1
-    superko = ko_mode != KO_SIMPLE and nkeys > 0
-    side = ZOBRIST_WHITE_TO_PLAY if ko_mode == KO_SITUATIONAL and color == BLACK else 0
-    plain = superko and _beyond_history(s, nn, own_keys)
-    n = out_at
-    p = 0
-    for r in range(size):
-        for c in range(size):
-            if s[p] != EMPTY or p == ko:
-                p += 1
-                continue
-            up = p - size if r > 0 else -1
-            down = p + size if r < size - 1 else -1
-            left = p - 1 if c > 0 else -1
-            right = p + 1 if c < size - 1 else -1
-            if not superko and (
-                (up >= 0 and s[up] == EMPTY)
-                or (down >= 0 and s[down] == EMPTY)
-                or (left >= 0 and s[left] == EMPTY)
-                or (right >= 0 and s[right] == EMPTY)
-            ):
-                out[n] = p
-                n += 1
-                p += 1
-                continue
-            liberty = False
-            captures = False
-            for q in (up, down, left, right):
-                if q < 0:
-                    continue
-                v = s[q]
-                if v == EMPTY:
-                    liberty = True
-                    continue
-                atari = _in_atari(s, nn, s[nn + q])
-                if v == color:
-                    liberty |= not atari
-                elif atari:
-                    liberty = True
-                    captures = True
-            if not liberty and not suicide_allowed:
-                p += 1
-                continue
-            if (
-                superko
-                and not (plain and liberty and not captures)  # a new board: it has more stones
-                and _remakes_history(
-                    s, size, p, color, side, liberty, captures, keys, keys_at, nkeys, bloom_at,
-                    own_keys,
-                )
-            ):  # fmt: skip
-                p += 1
-                continue
-            out[n] = p
-            n += 1
-            p += 1
-    out[n] = nn
-    return n + 1 - out_at
+    return _legal_words(
+        s, size, color, suicide_allowed, ko_mode, keys, keys_at, nkeys, bloom_at, own_keys,
+        out, out_at,
+    )  # fmt: skip
 
 
 @njit(cache=True)
