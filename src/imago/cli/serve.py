@@ -15,9 +15,15 @@ def serve(
     ),
     port: int = typer.Option(8000, help="Port to listen on (0: any free port)."),
     open_browser: bool = typer.Option(False, "--open", help="Open the page in a web browser."),
-    go_engine: str = typer.Option("mcts", help="Default analysis and hint engine for Go."),
+    go_engine: str = typer.Option(
+        "auto",
+        help="Default opponent, analysis and hint engine for Go (auto: the strongest for each "
+        "board, nnmcts with the shipped network on 9x9, 13x13 and 19x19, else mcts).",
+    ),
     othello_engine: str = typer.Option(
-        "alphabeta", help="Default analysis and hint engine for Othello."
+        "auto",
+        help="Default opponent, analysis and hint engine for Othello (auto: alphabeta on 8x8, "
+        "az with the shipped network on 6x6).",
     ),
     exact_empties: int = typer.Option(
         18, help="Othello analysis: exact scores of every move from this many empties (0: never)."

@@ -121,6 +121,7 @@ def test_twenty_thousand_passes_are_refused_before_any_position_is_made(
     assert "longest line has 20,000 moves" in answer["message"], answer["message"]
     assert f"{size}x{size} Go board here keeps at most" in answer["message"]
     # The old server replayed and kept every position: 1.1 GB on 19x19, 200 MB on 9x9.
+    print(f"\n20,000 passes on {size}x{size}: refused, peak {(peak - before) / MIB:.1f} MiB")
     assert peak - before < 48 * MIB, f"{(peak - before) / MIB:.1f} MiB"
     assert board.ask({"type": "state"})["size"] == 9  # the board goes on as it was
 
@@ -194,6 +195,7 @@ def test_a_keypress_on_a_20000_node_tree_sends_what_changed_not_the_tree(board: 
         state = board.ask({"type": "nav", "to": to})
         assert "tree" not in state and "tree_diff" not in state
     assert max(board.sizes) < 4_000, board.sizes
+    print(f"\n20,001 nodes: the whole tree {full:,} bytes once; a keypress {max(board.sizes):,}")
     board.sizes.clear()
     state = board.ask({"type": "nav", "to": "end"})
     state = board.ask({"type": "play", "point": [8, 8]})  # a new node: one row added
@@ -206,3 +208,27 @@ def test_a_keypress_on_a_20000_node_tree_sends_what_changed_not_the_tree(board: 
     assert len(state["tree_diff"]["remove"]) == 1
     assert max(board.sizes) < 4_000, board.sizes
     assert len(board.ask({"type": "state"})["tree"]) == 20_001  # asked for: the whole tree
+
+
+def test_memory_per_node_and_per_position_is_as_stated(board: Client, app_client: TestClient):
+    """The figures behind the budget: a read node without its position, and a position."""
+    data = variations_of_passes(100, 200)
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        state = board.ask(_upload("big.sgf", data))
+        session = _session(app_client)
+        assert len(list(session.game.walk())) == 20_001
+        nodes = tracemalloc.get_traced_memory()[0] - before
+        before = tracemalloc.get_traced_memory()[0]
+        board.ask({"type": "nav", "to": "end"})
+        line = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert state["type"] == "state"
+    per_node, per_position = nodes / 20_001, line / 200
+    print(
+        f"\nper node read (no position): {per_node:,.0f} B; per 9x9 position: {per_position:,.0f} B"
+    )
+    assert per_node < 4_096
+    assert per_position < positions.position_bytes("go", 9) * 1.25

@@ -468,3 +468,16 @@ def test_an_unsettled_count_is_said_unsettled_and_play_goes_on(board_page: Board
     page.page.click("#btn-play-on")
     play_and_wait(page, 9, 9)
     assert page.page.locator("#count-box.hidden").count() == 1
+
+
+def test_the_form_offers_the_strongest_engine_for_the_board(board_page: BoardPage):
+    """Issue 43: the default opponent is what ``imago play`` would choose for the board."""
+    from imago.ui.web.settings import strongest_engine
+
+    page = board_page
+    page.tab("play")
+    assert page.page.input_value("#ng-white") == strongest_engine("go", 9)
+    page.page.select_option("#ng-size", "7")
+    assert page.page.input_value("#ng-white") == strongest_engine("go", 7)
+    page.page.select_option("#ng-game", "othello")
+    assert page.page.input_value("#ng-white") == "alphabeta"

@@ -19,26 +19,21 @@ import binascii
 import contextlib
 import dataclasses
 import datetime
-import math
 import threading
 import time
 import traceback
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from pathlib import Path
+from dataclasses import dataclass
 from typing import Any
 
 from imago.agents.base import Agent, Limit, SearchResult
 from imago.agents.registry import agent_specs, make_agent, parse_agent_spec
 from imago.arena.clock import GRACE, SideClock, TimeControl, move_budget
 from imago.core.color import Color
-from imago.core.errors import IllegalMoveError, ImagoError, InvalidMoveError
+from imago.core.errors import IllegalMoveError, InvalidMoveError
 from imago.core.game import GameState
-from imago.core.move import MAX_SIZE, Move, Point
+from imago.core.move import Move, Point
 from imago.games import make
-from imago.games.go.handicap import max_fixed_handicap
-from imago.games.go.rules import GoRules
-from imago.games.othello import SIZES as OTHELLO_SIZES
 from imago.gtp import go_support
 from imago.records import sgf
 from imago.records.sgf import RU_OF_RULES
@@ -47,7 +42,6 @@ from imago.ui import review as reviewing
 from imago.ui.web import view
 from imago.ui.web.counting import GoCount, count_go, string_of, territory
 from imago.ui.web.live import (
-    AnalysisConfig,
     Job,
     Publish,
     Runner,
@@ -56,151 +50,19 @@ from imago.ui.web.live import (
     root_search,
 )
 from imago.ui.web.positions import Positions
+from imago.ui.web.settings import (
+    ClientError,
+    PlaySettings,
+    SessionConfig,
+    check_agent_allowed,
+    number_field,
+)
 from imago.ui.web.treesync import TreeSync
 from imago.ui.web.uploads import Library, UploadError, read_text, read_upload
 from imago.ui.web.view import Json, NodeIds
 
 MAX_COMMENT = 64 << 10
-MAX_SPEC = 500
-
-
-class ClientError(ImagoError, ValueError):
-    """A request the session refuses; the message is shown in the page."""
-
-
-@dataclass(frozen=True, slots=True)
-class PlaySettings:
-    """A new game as the page asks for it."""
-
-    game: str = "go"
-    size: int = 9
-    komi: float | None = None
-    rules: str = go_support.DEFAULT_RULES
-    handicap: int = 0
-    black: str = "human"
-    white: str = "human"
-    move_time: float = 1.0
-    """Seconds an agent thinks per move (without a game clock)."""
-    clock: str | None = None
-    """A game clock for both sides (``60+5``, ``300+30x5``...: :mod:`imago.arena.clock`)."""
-
-    @classmethod
-    def from_message(cls, message: Json) -> PlaySettings:
-        """Read and check the page's settings; :class:`ClientError` says what is wrong."""
-        game = _text(message, "game", "go")
-        if game not in ("go", "othello"):
-            raise ClientError(f"unknown game {game!r} (go or othello)")
-        size = _number(message, "size", 9 if game == "go" else 8, int)
-        if game == "othello" and size not in OTHELLO_SIZES:
-            raise ClientError(f"Othello is played on {', '.join(map(str, OTHELLO_SIZES))} boards")
-        if game == "go" and not 2 <= size <= MAX_SIZE:
-            raise ClientError(f"a Go board is 2..{MAX_SIZE} points wide")
-        komi_value = message.get("komi")
-        komi = None if komi_value in (None, "") else _number(message, "komi", 0.0, float)
-        if komi is not None and abs(komi) > 1000:
-            raise ClientError("komi must be -1000..1000")
-        if komi is not None and komi * 2 != int(komi * 2):
-            raise ClientError("komi must be a multiple of 0.5")
-        rules = _text(message, "rules", go_support.DEFAULT_RULES)
-        if rules not in GoRules.PRESETS:
-            raise ClientError(f"unknown rules {rules!r} (known: {', '.join(GoRules.PRESETS)})")
-        handicap = _number(message, "handicap", 0, int) if game == "go" else 0
-        if handicap and not 2 <= handicap <= max_fixed_handicap(size):
-            limit = max_fixed_handicap(size)
-            raise ClientError(
-                f"a handicap on {size}x{size} is 2..{limit} stones"
-                if limit
-                else f"no handicap on a {size}x{size} board"
-            )
-        move_time = _number(message, "move_time", 1.0, float)
-        if not 0.05 <= move_time <= 3600:
-            raise ClientError("time per move must be 0.05..3600 seconds")
-        clock = message.get("clock") or None
-        if clock is not None:
-            if not isinstance(clock, str):
-                raise ClientError("the clock is text such as 300+5")
-            try:
-                control = TimeControl.parse(clock)
-            except (ValueError, OverflowError) as error:
-                raise ClientError(str(error)) from None
-            if not all(
-                math.isfinite(v) and 0 <= v <= MAX_CLOCK_SECONDS
-                for v in (control.main, control.extra, control.count)
-            ):
-                raise ClientError(
-                    f"a game clock is at most {MAX_CLOCK_SECONDS // 86400} days in every part"
-                )
-            clock = str(control)
-        black = _spec(message, "black")
-        white = _spec(message, "white")
-        return cls(game, size, komi, rules, handicap, black, white, move_time, clock)
-
-
-FILE_OPTIONS = ("weights", "book", "model", "onnx")
-"""Agent options that name a file the server would open."""
-
-
-def check_agent_allowed(name: str, options: dict[str, Any], config: SessionConfig) -> None:
-    """Refuse what the user did not allow at start: external programs, and model files
-    outside the package's data and the folders they named (no file-existence oracle)."""
-    if name.strip().lower() == "gtp" and not config.allow_commands:
-        raise ClientError("this server does not run external programs (--allow-engines)")
-    import imago
-
-    roots = [Path(imago.__file__).resolve().parent]
-    roots += [Path(folder).expanduser().resolve() for folder in config.model_dirs]
-    for key in FILE_OPTIONS:
-        value = options.get(key)
-        if not isinstance(value, str) or not value:
-            continue
-        if not any(mark in value for mark in ("/", "\\", ".", "~")):
-            continue  # a shipped name such as book=wthor
-        path = Path(value).expanduser()
-        resolved = path.resolve() if path.is_absolute() else (Path.cwd() / path).resolve()
-        if not any(resolved.is_relative_to(root) for root in roots):
-            raise ClientError(
-                f"{key}= may name files only in imago's data or a folder given to "
-                "imago serve --models"
-            )
-
-
-MAX_CLOCK_SECONDS = 7 * 86400
-"""The longest main time or byo-yomi period a page may ask for (a week)."""
-
-
-def _text(message: Json, key: str, default: str) -> str:
-    value = message.get(key, default)
-    if value is None:
-        return default
-    if not isinstance(value, str) or len(value) > MAX_SPEC:
-        raise ClientError(f"{key} must be a short text")
-    return value.strip()
-
-
-def _number(message: Json, key: str, default: Any, kind: type) -> Any:
-    value = message.get(key, default)
-    if isinstance(value, bool):
-        raise ClientError(f"{key} must be a number")
-    if isinstance(value, float) and not math.isfinite(value):
-        raise ClientError(f"{key} must be a finite number")
-    try:
-        number = kind(value)
-        if kind is float and not math.isfinite(number):
-            raise OverflowError
-    except (TypeError, ValueError):
-        raise ClientError(f"{key} must be a number, not {value!r}") from None
-    except OverflowError:
-        raise ClientError(f"{key} must be a finite number") from None
-    if kind is int and float(value) != number:
-        raise ClientError(f"{key} must be a whole number")
-    if kind is float and number != number:  # NaN
-        raise ClientError(f"{key} must be a number")
-    return number
-
-
-def _spec(message: Json, key: str) -> str:
-    spec = _text(message, key, "human") or "human"
-    return "human" if spec.lower() == "human" else spec
+__all__ = ["ClientError", "PlaySettings", "Session", "SessionConfig", "agents_view"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,22 +71,6 @@ class Ending:
 
     result: str
     reason: str
-
-
-@dataclass(frozen=True, slots=True)
-class SessionConfig:
-    """What every session of a server shares."""
-
-    analysis: AnalysisConfig = field(default_factory=AnalysisConfig)
-    go_engine: str = "mcts"
-    """The default analysis and hint engine for Go."""
-    othello_engine: str = "alphabeta"
-    """The default analysis and hint engine for Othello."""
-    allow_commands: bool = False
-    """Whether the ``gtp`` agent (a command line run as the server's user) may be made."""
-    model_dirs: tuple[str, ...] = ()
-    """Folders the user named at start from which ``weights`` / ``book`` / ``model`` files
-    may be read, besides the package's own data."""
 
 
 @dataclass
@@ -791,9 +637,7 @@ class Session:
             threading.Thread(target=old.close, name="imago-web-close", daemon=True).start()
 
     def _analysis_engine(self, state: GameState) -> tuple[Agent, str]:
-        spec = self.analysis_spec or (
-            self.config.go_engine if state.game == "go" else self.config.othello_engine
-        )
+        spec = self.analysis_spec or self.config.engine_for(state.game, state.size)
         if self.analysis_agent is None or spec != self.analysis_agent_spec:
             self._set_analysis_agent(self._make_agent(spec, state.game, state.size), spec)
         assert self.analysis_agent is not None
@@ -901,14 +745,14 @@ class Session:
 
     # -- whole-game review ------------------------------------------------------------------
     def on_review(self, message: Json) -> None:
-        seconds = _number(message, "seconds", 1.0, float)
+        seconds = number_field(message, "seconds", 1.0, float)
         if not 0.05 <= seconds <= 600:
             raise ClientError("seconds per position must be 0.05..600")
         state = self._state(self.game)
         spec = (
             message.get("engine")
             or self.analysis_spec
-            or (self.config.go_engine if state.game == "go" else self.config.othello_engine)
+            or self.config.engine_for(state.game, state.size)
         )
         if not isinstance(spec, str):
             raise ClientError("engine must be an agent such as mcts")
@@ -1197,10 +1041,7 @@ class Session:
             "graph": self._graph(node),
             "analysis": {
                 "on": self.analysis_on,
-                "engine": self.analysis_spec
-                or (
-                    self.config.go_engine if game.game_name == "go" else self.config.othello_engine
-                ),
+                "engine": self.analysis_spec or self.config.engine_for(game.game_name, game.size),
                 "reviewing": self.review_running,
             },
             "settings": dataclasses.asdict(self.settings),

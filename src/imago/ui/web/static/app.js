@@ -712,8 +712,14 @@ function fillNewGameForm() {
   $("agent-list").innerHTML = ["human", ...info.agents.filter((a) => a.games.includes(game)).map((a) => a.name)]
     .map((n) => `<option value="${n}"></option>`)
     .join("");
+  fillEngine();
+}
+
+// The strongest engine for the chosen board, unless the person typed another.
+function fillEngine() {
+  const g = page.info.games[$("ng-game").value];
   const white = $("ng-white");
-  if (!white.dataset.touched) white.value = g.engine;
+  if (!white.dataset.touched) white.value = (g.engines && g.engines[$("ng-size").value]) || g.engine;
 }
 
 function fillHandicap() {
@@ -754,7 +760,11 @@ function wire() {
     $("ng-size").value = "";
     fillNewGameForm();
   };
-  $("ng-size").onchange = () => page.state && fillHandicap();
+  $("ng-size").onchange = () => {
+    if (!page.info) return;
+    if ($("ng-game").value === "go") fillHandicap();
+    fillEngine();
+  };
   $("ng-white").oninput = () => ($("ng-white").dataset.touched = "1");
   $("new-game").onsubmit = (e) => {
     e.preventDefault();
