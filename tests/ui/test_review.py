@@ -10,6 +10,7 @@ from typer.testing import CliRunner
 
 from imago.agents.base import Agent, Limit, SearchResult
 from imago.agents.registry import make_agent
+from imago.cli._common import strongest_agent
 from imago.cli.app import app
 from imago.core.color import Color
 from imago.core.game import GameState
@@ -85,8 +86,9 @@ def test_analyze_writes_an_annotated_sgf_read_back_by_the_records(tmp_path: Path
     assert annotated.mainline_moves() == sgf.read_game(GAME).mainline_moves()
     main = [annotated, *annotated.mainline()]
     assert all(node.get("V") for node in main)
-    assert "Reviewed by mcts: 6 moves." in annotated.comment
-    assert all("mcts: " in node.comment for node in main[1:])
+    engine = strongest_agent("go", 7)  # the default: the strongest for the board
+    assert f"Reviewed by {engine}: 6 moves." in annotated.comment
+    assert all(f"{engine}: " in node.comment for node in main[1:])
     marked = [n for n in main if n.get("BM") or n.get("DO")]
     for node in marked:  # every marked mistake has the engine's better line beside it
         siblings = node.parent.children  # type: ignore[union-attr]
@@ -126,7 +128,7 @@ def test_an_interrupted_analysis_resumes_where_it_stopped(tmp_path: Path):
     done = [reviewing.evaluate(agent, node.state, limit) for node in nodes[:4]]
     marked = [reviewing.PositionEval(e.to_play, 0.123, e.unit, e.best, e.pv) for e in done]
     reviewing.save_checkpoint(checkpoint, key, 7, marked)
-    result = runner.invoke(app, ["analyze", str(source), "--playouts", "100"])
+    result = runner.invoke(app, ["analyze", str(source), "--playouts", "100", "--agent", "mcts"])
     assert result.exit_code == 0, result.output
     assert "resuming: 4 of 7 positions" in result.output
     annotated = sgf.read_file(out)[0]
@@ -134,7 +136,7 @@ def test_an_interrupted_analysis_resumes_where_it_stopped(tmp_path: Path):
     assert values[0] == "12.3"  # Black's 0.123, kept from the checkpoint, not searched again
     assert not checkpoint.exists()
     reviewing.save_checkpoint(checkpoint, "another review", 7, marked)
-    result = runner.invoke(app, ["analyze", str(source), "--playouts", "100"])
+    result = runner.invoke(app, ["analyze", str(source), "--playouts", "100", "--agent", "mcts"])
     assert "resuming" not in result.output  # another game or engine: started afresh
 
 

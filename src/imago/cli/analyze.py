@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from imago.cli._common import console, fail
+from imago.cli._common import console, fail, strongest_agent
 
 
 def analyze(
@@ -14,7 +14,9 @@ def analyze(
     index: int = typer.Option(1, help="Which game of the file (1 = the first)."),
     agent: str = typer.Option(
         None,
-        help="The engine: NAME[:option=value,...] (default: alphabeta for 8x8 Othello, else mcts).",
+        help="The engine: NAME[:option=value,...] (default: the strongest for the board, as "
+        "imago play chooses: nnmcts with the shipped network on 9x9, 13x13 and 19x19 Go, "
+        "alphabeta on 8x8 Othello, else mcts).",
     ),
     seconds: float = typer.Option(1.0, help="Seconds of search per position."),
     playouts: int = typer.Option(None, help="Playouts per position instead of a time (MCTS)."),
@@ -50,8 +52,7 @@ def analyze(
             f"{record} holds {len(loaded.games)} game(s): --index must be 1..{len(loaded.games)}"
         )
     game = loaded.games[index - 1]
-    othello8 = game.game_name == "othello" and game.size == 8
-    spec = agent or ("alphabeta" if othello8 else "mcts")
+    spec = agent or strongest_agent(game.game_name, game.size)
     try:
         engine = agent_from_spec(spec, game.game_name, size=game.size, seed=seed)
     except ValueError as error:
