@@ -257,14 +257,25 @@ def supervised(
     time_budget: float = typer.Option(
         None, help="Minutes of training steps; the LR schedule follows the time spent."
     ),
-    resume: bool = typer.Option(False, help="Continue the run in --out exactly."),
+    resume: bool = typer.Option(
+        False, help="Only continue the run in --out (fail when there is none)."
+    ),
 ) -> None:
-    """Train a network to predict the moves of recorded games."""
+    """Train a network to predict the moves of recorded games.
+
+    Run again with the same options on the same --out, it continues where the run stopped
+    (exactly, also after a kill) or says that nothing is left; other options are refused."""
     from imago.games import default_size
 
     _check_game(game)
     from imago.nn.dataset import Dataset, DatasetError
-    from imago.nn.supervised import TrainConfig, TrainingError, prepare_output
+    from imago.nn.supervised import (
+        TrainConfig,
+        TrainingError,
+        prepare_output,
+        resume_point,
+        sync_metrics,
+    )
 
     if not data.exists():
         raise fail(f"no games: {data} does not exist")
@@ -290,12 +301,22 @@ def supervised(
         from imago.nn.models import ModelError, parse_arch
 
         parse_arch(model)
-        prepare_output(out, resume)
+        point = resume_point(out, config)
+        prepare_output(out, resume or point is not None)
     except (ValueError, TrainingError, ModelError) as error:
         raise fail(str(error)) from None
+    if point is not None and point.finished:
+        sync_metrics(out)
+        console.print(
+            f"nothing left: {out} finished its training ({point.epoch} of {point.epochs} "
+            f"epochs); the model is {out / 'model.pt'}",
+            highlight=False,
+        )
+        return
+    resume = point is not None
     if not (data / "manifest.json").is_file():
         built = out / "dataset"
-        if not resume and built.exists() and not (built / "manifest.json").exists():
+        if not _partial_dataset(built):
             raise fail(f"{built} exists and is not a dataset")
         data = _build(
             [data],
@@ -318,6 +339,16 @@ def supervised(
         _train(opened, out, config, game, resume)
     except (DatasetError, ValueError) as error:
         raise fail(str(error)) from None
+
+
+def _partial_dataset(folder: Path) -> bool:
+    """Whether ``folder`` is missing, a dataset, or one whose build stopped before its first
+    manifest (shards only), which building again resumes."""
+    if not folder.exists() or (folder / "manifest.json").is_file():
+        return True
+    return folder.is_dir() and all(
+        entry.is_file() and entry.name.endswith(".npz") for entry in folder.iterdir()
+    )
 
 
 def _train(dataset: Any, out: Path, config: Any, game: str, resume: bool) -> None:

@@ -159,6 +159,60 @@ def prepare_output(out: Path, resume: bool) -> None:
         raise TrainingError(f"{out} already holds a run: pass --resume or choose another folder")
 
 
+class ResumePoint(NamedTuple):
+    """Where the run in a folder stands, read from its checkpoint."""
+
+    epoch: int
+    """Finished epochs."""
+    step: int
+    """Steps taken in the unfinished epoch."""
+    epochs: int
+    finished: bool
+
+
+def resume_point(out: Path, config: TrainConfig) -> ResumePoint | None:
+    """Where the run in ``out`` stands (``None``: no run there); :class:`TrainingError` when it
+    was started with other settings than ``config``. ``finished`` is the training loop's own
+    stopping rule: every epoch done, or the time budget (``config``'s) spent."""
+    from imago.nn.store import safe_load
+
+    if not (out / CHECKPOINT).is_file():
+        return None
+    saved = safe_load(out / CHECKPOINT, "cpu")
+    stored = json.loads(saved["config"])
+    wanted = _config_dict(config)
+    if stored != wanted:
+        changed = ", ".join(
+            f"{key} {wanted.get(key)} here, {stored.get(key)} there"
+            for key in sorted(set(stored) | set(wanted))
+            if stored.get(key) != wanted.get(key)
+        )
+        raise TrainingError(
+            f"{out} already holds a run with other settings ({changed}): give the same "
+            "options to continue it (--resume insists on continuing), or choose another folder"
+        )
+    state = _state_from_json(saved["state"])
+    spent = state.elapsed + state.stats.seconds
+    finished = state.epoch >= config.epochs or (
+        config.time_budget is not None and spent >= config.time_budget
+    )
+    return ResumePoint(state.epoch, state.step, config.epochs, finished)
+
+
+def sync_metrics(out: Path) -> bool:
+    """Rewrite ``metrics.jsonl`` (and the curves) from the checkpoint when the file lags behind
+    it, as after a kill between the two writes; ``True`` when it was rewritten."""
+    from imago.nn.store import safe_load
+
+    state = _state_from_json(safe_load(out / CHECKPOINT, "cpu")["state"])
+    path = out / METRICS
+    written = path.read_text().splitlines() if path.is_file() else []
+    if len(written) == len(state.metrics):
+        return False
+    _write_metrics(out, state.metrics)
+    return True
+
+
 def train_supervised(
     dataset: Dataset,
     out: Path,
@@ -204,7 +258,12 @@ def train_supervised(
         net.load_state_dict(saved["model"]["state_dict"])
         optimizer.load_state_dict(saved["optimizer"])
         state = _state_from_json(saved["state"])
-        say(f"resuming at epoch {state.epoch + 1}, step {state.step}")
+        sync_metrics(out)
+        left = config.epochs - state.epoch
+        say(
+            f"resuming at epoch {state.epoch + 1} of {config.epochs}, step {state.step}: "
+            f"{state.epoch} finished, {left} left"
+        )
     else:
         out.mkdir(parents=True, exist_ok=True)
         atomic_write_text(out / CONFIG, json.dumps(_config_dict(config), indent=1))
@@ -621,6 +680,10 @@ def _save_checkpoint(
 
     info = {"epochs": state.epoch, "metrics": state.metrics[-1] if state.metrics else None}
     payload = model_payload(net, spec, info)
+    if state.step == 0 and state.epoch > 0:
+        # The model first: a kill between the two writes repeats the epoch (deterministically)
+        # instead of leaving a finished checkpoint beside the previous epoch's model.
+        atomic_torch_save(payload, out / MODEL)
     atomic_torch_save(
         {
             "format": "imago-checkpoint",
@@ -631,8 +694,6 @@ def _save_checkpoint(
         },
         out / CHECKPOINT,
     )
-    if state.step == 0 and state.epoch > 0:
-        atomic_torch_save(payload, out / MODEL)
 
 
 def _write_metrics(out: Path, metrics: list[dict[str, Any]]) -> None:
