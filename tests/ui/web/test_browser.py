@@ -481,3 +481,24 @@ def test_the_form_offers_the_strongest_engine_for_the_board(board_page: BoardPag
     assert page.page.input_value("#ng-white") == strongest_engine("go", 7)
     page.page.select_option("#ng-game", "othello")
     assert page.page.input_value("#ng-white") == "alphabeta"
+
+
+def test_play_from_here_and_the_play_tabs_move_list(board_page: BoardPage):
+    """Issue 43: Play from here on a record's position, the engine answering; the Play tab
+    lists the moves of the line."""
+    page = board_page
+    page.paste("(;GM[1]FF[4]SZ[7]KM[7.5]PB[b]PW[w];B[dd];W[cc];B[ec];W[dc])")
+    page.page.wait_for_function("window.imagoTreeRows === 5")
+    page.page.evaluate("document.activeElement.blur()")
+    page.key("ArrowRight", 2)
+    page.page.click("#btn-play-here")
+    page.page.wait_for_function("document.body.dataset.mode === 'play'")
+    assert page.page.locator("#play-moves .mv").count() == 4  # the record's line
+    play_and_wait(page, 0, 0)
+    page.wait_move(4)  # the engine's reply
+    page.wait_idle()
+    moves = page.page.eval_on_selector_all("#play-moves .mv", "els => els.map(e => e.textContent)")
+    assert moves[:3] == ["1.D4", "C5", "3.A7"] and len(moves) == 4, moves
+    assert "current" in (page.page.get_attribute("#play-moves .mv:last-child", "class") or "")
+    page.page.click("#play-moves .mv >> nth=0")  # the list navigates
+    page.wait_move(1)

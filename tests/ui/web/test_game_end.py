@@ -76,3 +76,29 @@ def test_a_settled_count_has_nothing_unsettled(board: Client):
     board.ask({"type": "pass"})
     counting = board.ask({"type": "pass"})["counting"]
     assert counting["unsettled"] == [] and counting["outcome"]["result"] == "W+7"
+
+
+RECORD = "(;GM[1]FF[4]SZ[7]KM[7.5]PB[b]PW[w];B[dd];W[cc];B[ec];W[dc])"
+
+
+def test_play_from_here_against_an_engine(board: Client):
+    """Issue 43: a record's position played on against an engine (the ``mode`` request with an
+    engine); the person takes the side to move."""
+    assert board.ask({"type": "load", "text": RECORD})["mode"] == "review"
+    board.ask({"type": "nav", "to": "forward"})
+    state = board.ask({"type": "nav", "to": "forward"})  # after W C5: Black to play
+    answer = board.ask({"type": "mode", "mode": "review", "engine": "random"})
+    assert answer["type"] == "error" and "to play from here" in answer["message"]
+    answer = board.ask({"type": "mode", "mode": "play", "engine": "gtp:command=true"})
+    assert answer["type"] == "error" and "--allow-engines" in answer["message"]
+    state = board.ask({"type": "mode", "mode": "play", "engine": "random"})
+    assert state["mode"] == "play"
+    assert state["seats"] == {
+        "B": {"spec": "human", "human": True},
+        "W": {"spec": "random", "human": False},
+    }
+    state = board.ask({"type": "play", "point": [0, 0]})  # a new variation: A7
+    node = state["node"]
+    while state["type"] != "state" or state["position"]["move_number"] < 4 or state["thinking"]:
+        state = board.receive()  # the engine's reply
+    assert state["position"]["last_color"] == "W" and state["node"] != node

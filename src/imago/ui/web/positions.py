@@ -12,6 +12,11 @@ size of one position (about 10 KB on 9x9, 48 KB on 19x19), not its size on disk.
 * while a board is shown, :class:`Positions` keeps the positions of the line in use and of
   the nodes used most recently, and drops the oldest others, so that memory follows what is
   shown, not the file.
+
+So a board holds :data:`POSITION_BUDGET` of positions (twice at the very most, for a moment)
+and :data:`MAX_UPLOAD_NODES` nodes: about 300 MiB, 430 MiB at most, and a server of 16 boards
+(``max_sessions``) under 7 GiB whatever is uploaded, where the 160 KB file of 20,000 passes
+alone took 1.1 GB before and the 8 MiB upload limit allowed some 2 million such nodes.
 """
 
 from __future__ import annotations
@@ -27,9 +32,9 @@ POSITION_BUDGET = 128 << 20
 """The bytes of positions one board may keep (its record's longest line, or the nodes used
 most recently); :class:`Positions` holds at most about twice this at any time."""
 MAX_TREE_NODES = 100_000
-"""The most nodes one game of an upload may have (a node costs about 1 KB without its
+"""The most nodes one game of an upload may have (a node costs about 0.85 KB without its
 position)."""
-MAX_UPLOAD_NODES = 400_000
+MAX_UPLOAD_NODES = 200_000
 """The most nodes one upload may have, all its games together."""
 OTHELLO_POSITION_BYTES = 1 << 10
 """What one Othello position costs, at most (two bitboards and a few numbers)."""

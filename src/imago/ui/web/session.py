@@ -525,15 +525,42 @@ class Session:
         return node
 
     def on_mode(self, message: Json) -> None:
+        """Review or play; ``{"mode": "play", "engine": SPEC}`` plays from the current
+        position against ``SPEC`` (``""``: the strongest for the board), the person taking
+        the side to move."""
         mode = message.get("mode")
         if mode not in ("play", "review"):
             raise ClientError("mode is play or review")
-        if mode == "play" and self.mode == "review":
+        engine = message.get("engine")
+        if engine is not None:
+            if mode != "play" or not isinstance(engine, str) or len(engine) > 500:
+                raise ClientError("engine is an agent such as nnmcts, to play from here")
+            self._play_from_here(engine.strip())
+        elif mode == "play" and self.mode == "review":
             self.seat_specs = {Color.BLACK: "human", Color.WHITE: "human"}
         self.mode = mode
         self.seat_runner.cancel()
         self.turn = None
         self._after_change()
+
+    def _play_from_here(self, engine: str) -> None:
+        """The person plays the side to move at the cursor, ``engine`` the other."""
+        state = self._state(self.cursor.node)
+        if state.is_over():
+            raise ClientError("the game is over here: go back to a move to play from")
+        spec = engine if engine and engine.lower() != "human" else ""
+        spec = spec or self.config.engine_for(state.game, state.size)
+        agent = self._make_agent(spec, state.game, state.size)
+        self._stop_engines()
+        self._close_seats()
+        color = state.to_play.opponent
+        self.seats = {color: agent, color.opponent: None}
+        self.seat_specs = {color: spec, color.opponent: "human"}
+        self.settings = dataclasses.replace(
+            self.settings, black=self.seat_specs[Color.BLACK], white=self.seat_specs[Color.WHITE]
+        )
+        self.clocks = None
+        self.ending = None
 
     # -- records ------------------------------------------------------------------------------
     def on_load(self, message: Json) -> None:

@@ -194,6 +194,7 @@ function render() {
   renderPlayers();
   renderStatus();
   renderMoveList();
+  renderPlayMoves();
   renderGraph();
   renderCount();
   renderAnalysis();
@@ -495,6 +496,38 @@ function scrollMoveList() {
   }
 }
 
+// The Play tab's list: the moves of the line through the current position, numbered.
+function renderPlayMoves() {
+  const s = page.state;
+  const tree = page.tree;
+  const list = $("play-moves");
+  if (!tree) return;
+  const key = `${page.treeVersion}/${s.session}`;
+  if (page.playLine !== s.line || page.playKey !== key) {
+    const out = [];
+    for (const id of s.line) {
+      const node = tree.byId.get(id);
+      if (!node || node.parent === null) continue;
+      const cls = node.id === s.node ? "mv current" : "mv";
+      const number = node.number && (node.color === "B" || out.length === 0) ? `<span class="num">${node.number}.</span>` : "";
+      out.push(`<span class="${cls}" data-node="${node.id}">${number}${escapeHtml(node.label)}</span> `);
+    }
+    list.innerHTML = out.length ? out.join("") : '<span class="muted">no moves yet</span>';
+    page.playLine = s.line;
+    page.playKey = key;
+  } else {
+    list.querySelector(".mv.current")?.classList.remove("current");
+    list.querySelector(`[data-node="${s.node}"]`)?.classList.add("current");
+  }
+  const here = list.querySelector(".mv.current");
+  if (here) {
+    const top = here.offsetTop - list.offsetTop;
+    if (top < list.scrollTop || top > list.scrollTop + list.clientHeight - here.offsetHeight) {
+      list.scrollTop = Math.max(0, top - list.clientHeight / 2);
+    }
+  }
+}
+
 function renderGraph() {
   const s = page.state;
   const g = s.graph;
@@ -745,10 +778,17 @@ function wire() {
   $("nav-end").onclick = () => nav("end");
   $("nav-prev-var").onclick = () => nav("previous_variation");
   $("nav-next-var").onclick = () => nav("next_variation");
-  $("move-list").addEventListener("click", (e) => {
-    const el = e.target.closest("[data-node]");
-    if (el) nav("node", { node: Number(el.dataset.node) });
-  });
+  for (const id of ["move-list", "play-moves"]) {
+    $(id).addEventListener("click", (e) => {
+      const el = e.target.closest("[data-node]");
+      if (el) nav("node", { node: Number(el.dataset.node) });
+    });
+  }
+  $("btn-play-here").onclick = () => {
+    // The strongest engine for the board takes the other side (the server chooses it).
+    send({ type: "mode", mode: "play", engine: "" });
+    selectTab("play");
+  };
   $("graph").addEventListener("click", (e) => {
     const s = page.state;
     if (!s || !s.line.length) return;
@@ -786,6 +826,8 @@ function wire() {
     }
     page.analysis = null;
     send(message);
+    // On a phone the form is below the board: bring the new game's board into view.
+    if ($("board").getBoundingClientRect().top < 0) $("board-area").scrollIntoView({ block: "start" });
   };
   $("btn-pass").onclick = () => send({ type: "pass" });
   $("btn-undo").onclick = () => send({ type: "undo" });
