@@ -36,7 +36,8 @@ def _with_page(work: Any) -> list[Figure]:
     with background_server(ServerConfig(port=0)) as url, sync_playwright() as playwright:
         browser = chromium.launch(playwright)
         try:
-            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            # bypass_csp: Playwright waits by evaluating text, which the page's CSP forbids
+            page = browser.new_page(viewport={"width": 1280, "height": 900}, bypass_csp=True)
             page.goto(url)
             page.wait_for_selector("#connection.ok")
             figures: list[Figure] = work(page)
