@@ -234,9 +234,25 @@ def _final(run: GeneticRun, final_games: int, executor: Executor) -> None:
     from imago.cluster import ClusterError
     from imago.tune.genetic import final_round_robin
 
+    def on_start(number: int, folder: Path, played: int, total: int) -> None:
+        if played >= total:
+            console.print(
+                f"the round robin of generation {number}: all {total} games are already in "
+                f"{folder}: nothing left to play",
+                highlight=False,
+            )
+        elif played:
+            console.print(
+                f"resuming the round robin of generation {number} in {folder}: {played} of "
+                f"{total} games already played, {total - played} left",
+                highlight=False,
+            )
+
     try:
         with console.status("the last generation's round robin"):
-            records = final_round_robin(run, games_per_pair=final_games or None, executor=executor)
+            records = final_round_robin(
+                run, games_per_pair=final_games or None, executor=executor, on_start=on_start
+            )
     except (ValueError, RuntimeError, ClusterError) as error:
         raise fail(str(error)) from None
     except KeyboardInterrupt:

@@ -29,7 +29,8 @@ A run lives in a folder::
     gen_003/match.json, games/   its games (an arena tournament folder, one file per game)
     gen_003/fitness.json         the fitness of each individual (the generation is done)
     best.json                    the fittest individual of the last finished generation
-    final/                       the last generation's round robin; final.json its standings
+    gen_003/final/               generation 3's round robin, played when it is the last one
+    champion.json                the winner of the last round robin played
 
 Every random choice comes from ``(seed, generation, purpose)`` and every file is written
 atomically, so the same configuration gives the same run, and a run stopped at any point (even
@@ -572,6 +573,22 @@ class GeneticRun:
         )
 
 
+FinalStart = Callable[[int, Path, int, int], None]
+"""``(generation, folder, games already played, games scheduled)`` before a round robin."""
+
+
+def final_folder(run: GeneticRun, number: int) -> Path:
+    """Where generation ``number``'s round robin is played: ``gen_NNN/final``, or the run's
+    ``final/`` where an older run played that generation's round robin there."""
+    legacy = run.folder / "final"
+    header = legacy / "match.json"
+    if header.is_file():
+        players = json.loads(header.read_text(encoding="utf-8")).get("players", {})
+        if set(players) == {p.label for p in run.individual_players(number)}:
+            return legacy
+    return run.generation_folder(number) / "final"
+
+
 def final_round_robin(
     run: GeneticRun,
     *,
@@ -580,11 +597,15 @@ def final_round_robin(
     on_result: Callable[[GameRecord], bool] | None = None,
     executor: Executor | None = None,
     tally: Tally | None = None,
+    on_start: FinalStart | None = None,
 ) -> list[GameRecord]:
     """The round robin of the last finished generation (002's final tournament), played in
-    ``run.folder / "final"`` with the run's depth and openings (on ``jobs`` processes or on
+    its :func:`final_folder` with the run's depth and openings (on ``jobs`` processes or on
     ``executor``, as :meth:`GeneticRun.run`); its winner (most points) is written to
-    ``champion.json``. Resumable like every match folder."""
+    ``champion.json``. Resumable like every match folder: the games already in the folder are
+    not played again (``on_start`` is told how many), and a run extended by more generations
+    plays the new last generation's round robin in that generation's folder."""
+    from imago.arena.match import MatchFolder
     from imago.arena.tournament import round_robin, standings
 
     history = run.history()
@@ -598,8 +619,13 @@ def final_round_robin(
     settings = dataclasses.replace(run.settings(number), seed=derived_seed(run.config.seed, 999))
     if executor is not None:
         check_nodes(executor, players, "othello")
+    folder = final_folder(run, number)
+    if on_start is not None:
+        planned = {pairing.index for pairing in schedule}
+        played = sum(index in planned for index in MatchFolder(folder).records())
+        on_start(number, folder, played, len(schedule))
     records = run_games(
-        settings, schedule, folder=run.folder / "final", jobs=jobs, on_result=on_result,
+        settings, schedule, folder=folder, jobs=jobs, on_result=on_result,
         kind="tournament", executor=executor, tally=tally,
     )  # fmt: skip
     table = standings(records, [p.label for p in players])
