@@ -45,20 +45,19 @@ def _kernel(rng: random.Random) -> tuple[int, float]:
     first = new_game(9)
     frame = first._f
     s = first._s
-    length, keys_at, nn = frame.length, frame.keys_at, frame.nn
-    advance, empty, int64 = go_position._advance, np.empty, np.int64
+    length, keys_at, nn, code = frame.length, frame.keys_at, frame.nn, frame.code
+    advance, empty, int64 = go_position._advance, np.empty, np.dtype(np.int64)
     history = []
     moves = 0
     uniform = rng.random
     start = _clock()
     n = int(s[length + nn + 1])
+    keys = int(s[length + nn + 2])
     while n:
-        size = s.shape[0]
-        if s[length + nn + 2] + keys_at >= size:
-            size += 64
-        child = empty(size, int64)
-        result = advance(s, child, 9, s[length + int(uniform() * n)], 0, frame.suicide, frame.mode)
+        child = empty(keys_at + 1 + keys, int64)  # as GoPosition.play sizes it
+        result = advance(s, child, code, s[length + int(uniform() * n)])
         n = (-1 - result) & 0xFFFF
+        keys = (-1 - result) >> 16
         history.append(child)
         s = child
         moves += 1

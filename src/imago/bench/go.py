@@ -10,7 +10,7 @@ Figures (``imago bench go``):
   (``legal_moves()`` + ``random.choice`` + ``play()``), default rules (positional superko);
   ``go.openspiel_move_us``: the same with OpenSpiel (``legal_actions()`` + ``random.choice`` +
   ``apply_action()``), games of the two alternating so that load hits both alike;
-  ``go.public_vs_openspiel_move`` is the ratio (#17's goal: at most 1).
+  ``go.public_vs_openspiel_move`` is the ratio (issue 42's goal: at most 1.3, by safe means).
   ``go.public_move_us_alone``: imago's loop with its games back to back, nothing in between:
   what a program that only plays Go pays (glibc hands the memory of a finished game back to
   the system and the next game faults it in again, which the alternation hides; see
@@ -187,7 +187,7 @@ def openspiel(config: BenchConfig) -> list[Figure]:
         Figure("go.public_move_us", our_move, "us/move", "legal_moves+choice+play, 9x9"),
         Figure("go.openspiel_move_us", their_move, "us/move", "legal_actions+choice+apply"),
         Figure("go.public_move_us_alone", our_move_alone, "us/move", "imago's games back to back"),
-        Figure("go.public_vs_openspiel_move", our_move / their_move, "x", "goal <= 1"),
+        Figure("go.public_vs_openspiel_move", our_move / their_move, "x", "goal <= 1.3"),
         Figure("go.openspiel_games_9", their_games, "games/s", "random games, Python-driven"),
         Figure("go.playouts_9_same_run", our_playouts, "playouts/s"),
         Figure("go.playout_vs_openspiel", our_playouts / their_games, "x", "goal >= 10"),

@@ -167,3 +167,30 @@ def test_item8_children_and_copies_take_what_they_hold() -> None:
     assert max(child._s.nbytes for child in children) <= held + 64 * 8 + 8
     again = pickle.loads(pickle.dumps(line[3]))
     assert again._s.nbytes < 40_000  # a 19x19 position's state and its few keys
+
+
+# -- the step kernel checks what it is given (the public fastpath.advance and play's own entry) --
+def test_the_step_kernel_refuses_arrays_and_arguments_that_do_not_fit() -> None:
+    from imago.games.go import fastpath
+
+    position = _random_line(9, 30, seed=6)[-1]
+    full = position._s
+    keys = int(full[position._f.length + position._f.nn + 2])
+    room = np.full(position._f.keys_at + keys + 1, -7, dtype=np.int64)
+    action = int(position.legal_actions()[0])
+    assert fastpath.advance(full, room, 9, action, 0, False, K.KO_POSITIONAL) < 0  # it fits
+    for out, size, move, color in [
+        (room[:-1], 9, action, 0),  # no room for the new key
+        (room, 9, 81 + 1, 0),  # off the board
+        (room, 9, -1, 0),
+        (room, 9, action, 3),  # not a colour
+        (room, 9, action, 1_000_000),
+        (room, 10, action, 0),  # a 10x10 board does not fit a 9x9 array
+        (room, 1, 0, 0),
+    ]:
+        spare = np.full_like(out, -7)
+        assert fastpath.advance(full, spare, size, move, color, False, 1) == K.BAD_INPUT
+        assert (spare == -7).all()  # nothing written
+    code = K.rules_code(9, False, K.KO_POSITIONAL)
+    assert go_position._advance(full, room[:-1], code, action) == K.BAD_INPUT
+    assert go_position._advance(full, room, code | 3 << 8, action) == K.BAD_INPUT

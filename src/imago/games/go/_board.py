@@ -45,6 +45,7 @@ SUICIDE = 2
 KO = 3
 SUPERKO = 4
 GAME_OVER = 5
+BAD_INPUT = 6  # arrays, size, action or colour that do not fit together (see _legal.advance)
 
 # -- ko modes -----------------------------------------------------------------------------------
 KO_SIMPLE = 0

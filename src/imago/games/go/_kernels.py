@@ -13,6 +13,7 @@ from imago.games.go._board import (
     _GOLDEN,
     _MIX1,
     _MIX2,
+    BAD_INPUT,
     BLACK,
     EMPTY,
     F_CAPT_B,
@@ -95,6 +96,7 @@ from imago.games.go._legal import (
     _shl2,
     _shr2,
     advance,
+    advance_coded,
     child,
     finish,
     full_length,
@@ -102,9 +104,11 @@ from imago.games.go._legal import (
     history_key,
     legal_actions,
     legal_list,
+    rules_code,
 )
 
 __all__ = [
+    "BAD_INPUT",
     "BLACK",
     "BLOOM_WORDS",
     "EMPTY",
@@ -177,6 +181,7 @@ __all__ = [
     "_shl2",
     "_shr2",
     "advance",
+    "advance_coded",
     "area",
     "area_score",
     "atari_liberty",
@@ -204,6 +209,7 @@ __all__ = [
     "playouts",
     "random_move",
     "result_hash",
+    "rules_code",
     "sensible_actions",
     "setup",
     "state_length",

@@ -15,6 +15,7 @@ from numba.cpython.unsafe.numbers import trailing_zeros  # llvm.cttz: a bit scan
 from numba.extending import overload
 
 from imago.games.go._board import (
+    BAD_INPUT,
     BLACK,
     EMPTY,
     F_HASH,
@@ -237,13 +238,15 @@ def _write_bits(out: np.ndarray, n: int, bits: np.int64, first: int) -> int:
 def _atari_heads(s: np.ndarray, nn: int, first: int, end: int) -> np.int64:
     """The bit set of the points ``first`` to ``end - 1`` (at most 64; bit ``p - first``) that
     head a group in atari (other points' bits mean nothing): the group fields read in order,
-    without a gather, so the loop vectorises."""
+    without a gather. (Indices are unsigned here and in :func:`_point_sets`: numba then does
+    not test each for a negative value, a test that keeps LLVM from vectorising these loops.)"""
+    u = np.uint64
     bits = np.int64(0)
     for q in range(end - first):
-        p = first + q
-        c = s[L_LIBC * nn + p]
-        t = s[L_LIBS * nn + p]
-        bits |= (np.int64(1) << q) & -np.int64(c * s[L_LIBQ * nn + p] == t * t)
+        p = u(first + q)
+        c = s[u(L_LIBC * nn) + p]
+        t = s[u(L_LIBS * nn) + p]
+        bits |= (np.int64(1) << q) & -np.int64(c * s[u(L_LIBQ * nn) + p] == t * t)
     return bits
 
 
@@ -260,12 +263,13 @@ def _point_sets(
     empty points, ``color``'s stones not in atari and the enemy's stones in atari. ``atari``:
     :func:`_atari_heads` of each word of the board (a pair on boards up to 128 points, else an
     array). Every point is read the same way, without a branch."""
+    u = np.uint64
     other = 3 - color
     e_set = safe_set = cap_set = np.int64(0)
     for q in range(end - first):
-        p = first + q
+        p = u(first + q)
         v = s[p]
-        g = s[L_HEAD * nn + p]
+        g = s[u(L_HEAD * nn) + p]
         in_atari = (_word_of(atari, g) >> (g & 63)) & 1 == 1
         bit = np.int64(1) << q
         e_set |= bit & -np.int64(v == EMPTY)
@@ -703,6 +707,50 @@ def full_offsets(size: int) -> tuple[int, int, int, int, int]:
     return length, length + nn + 1, length + nn + 2, length + nn + 3, length + nn + 3 + BLOOM_WORDS
 
 
+@njit(cache=True, inline="always")
+def _advance(
+    full: np.ndarray,
+    out: np.ndarray,
+    size: int,
+    action: int,
+    color: int,
+    suicide_allowed: bool,
+    ko_mode: int,
+) -> int:
+    """:func:`advance`; its callers' one body. Every index it makes is checked first against
+    the arrays' lengths: arrays too short for ``size`` and the keys, an action off the board or
+    a colour other than black or white give ``BAD_INPUT`` and nothing is written."""
+    nn = size * size
+    h = 10 * nn
+    length = 10 * nn + HEADER
+    bloom_at = length + nn + 3
+    base = bloom_at + BLOOM_WORDS
+    if size < 2 or full.shape[0] < base or not 0 <= action <= nn:
+        return BAD_INPUT
+    nk = full[length + nn + 2]
+    if color == 0:
+        color = full[h + F_TO_PLAY]
+    if (
+        nk < 0
+        or full.shape[0] < base + nk
+        or out.shape[0] < base + nk + 1
+        or (color != BLACK and color != WHITE)
+    ):
+        return BAD_INPUT
+    if full[h + F_PASSES] >= 2:
+        return GAME_OVER
+    _copy(out, 0, full, 0, length)
+    status = play(out, size, action, color, suicide_allowed)
+    if status == OK and ko_mode != KO_SIMPLE and action != nn:
+        key = history_key(out, size, ko_mode)
+        if _bloom_has(full, bloom_at, key) and _contains_at(full, base, nk, key):
+            status = SUPERKO
+    if status != OK:
+        return status
+    _complete(out, size, suicide_allowed, ko_mode, full, base, nk, bloom_at, True)
+    return -1 - out[length + nn + 1] - (out[length + nn + 2] << 16)
+
+
 @njit(cache=True)
 def advance(
     full: np.ndarray,
@@ -713,28 +761,26 @@ def advance(
     suicide_allowed: bool,
     ko_mode: int,
 ) -> int:
-    """Fill ``out`` (a full array with room for one more superko key than ``full`` holds) with
-    the position after ``color`` (0: the side to move) plays ``action`` on the full array
-    ``full`` (see :func:`finish`). Returns ``-1 - n - (k << 16)`` where ``n`` is the number of
-    legal actions of the new position and ``k`` its number of superko keys, or a status code
-    (``OCCUPIED`` ... ``GAME_OVER``) when the move is refused, and then ``out`` is garbage."""
-    nn = size * size
-    h = 10 * nn
-    length = 10 * nn + HEADER
-    if full[h + F_PASSES] >= 2:
-        return GAME_OVER
-    nk = full[length + nn + 2]
-    bloom_at = length + nn + 3
-    base = bloom_at + BLOOM_WORDS
-    _copy(out, 0, full, 0, length)
-    if color == 0:
-        color = full[h + F_TO_PLAY]
-    status = play(out, size, action, color, suicide_allowed)
-    if status == OK and ko_mode != KO_SIMPLE and action != nn:
-        key = history_key(out, size, ko_mode)
-        if _bloom_has(full, bloom_at, key) and _contains_at(full, base, nk, key):
-            status = SUPERKO
-    if status != OK:
-        return status
-    _complete(out, size, suicide_allowed, ko_mode, full, base, nk, bloom_at, True)
-    return -1 - out[length + nn + 1] - (out[length + nn + 2] << 16)
+    """Fill ``out`` (a full array with room for one more superko key than ``full`` holds: at
+    least ``full_length(size, k + 1)`` words for ``k`` keys) with the position after ``color``
+    (0: the side to move) plays ``action`` on the full array ``full`` (see :func:`finish`).
+    Returns ``-1 - n - (k << 16)`` where ``n`` is the number of legal actions of the new
+    position and ``k`` its number of superko keys, or a status code (``OCCUPIED`` ...
+    ``GAME_OVER``) when the move is refused, and then ``out`` is garbage; ``BAD_INPUT`` when
+    the arrays are too short for ``size``, ``action`` is off the board or ``color`` is not 0,
+    black or white (then nothing is written)."""
+    return _advance(full, out, size, action, color, suicide_allowed, ko_mode)
+
+
+def rules_code(size: int, suicide_allowed: bool, ko_mode: int) -> int:
+    """:func:`advance_coded`'s ``code`` for a game: the size, the suicide rule and the ko
+    mode in one integer (add ``color << 8`` to play for ``color`` rather than the side to
+    move)."""
+    return size | int(suicide_allowed) << 5 | ko_mode << 6
+
+
+@njit(cache=True)
+def advance_coded(full: np.ndarray, out: np.ndarray, code: int, action: int) -> int:
+    """:func:`advance` with the game's integers in one (:func:`rules_code`): the position's
+    step, whose entry then converts four arguments rather than seven."""
+    return _advance(full, out, code & 31, action, code >> 8, (code >> 5) & 1 == 1, (code >> 6) & 3)

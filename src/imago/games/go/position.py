@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Iterator, Sequence
 from functools import cache, lru_cache
-from typing import Final, final, overload
+from typing import Final, NoReturn, final, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -12,7 +13,6 @@ import numpy.typing as npt
 from imago.core.color import Color
 from imago.core.errors import IllegalMoveError, IllegalReason, InvalidMoveError
 from imago.core.game import Outcome
-from imago.core.kernels import direct
 from imago.core.move import MAX_SIZE, Move, MoveKind, Point
 from imago.games.go import _kernels as K
 from imago.games.go.handicap import fixed_handicap_points
@@ -34,12 +34,17 @@ _KO_MODES: Final = {
     KoRule.POSITIONAL_SUPERKO: K.KO_POSITIONAL,
     KoRule.SITUATIONAL_SUPERKO: K.KO_SITUATIONAL,
 }
-_advance: Final = direct(
-    K.advance, "(int64[::1], int64[::1], int64, int64, int64, boolean, int64)"
-)  # called with arrays this module makes: int64, one dimension, contiguous
+_advance: Final = K.advance_coded.compile("(int64[::1], int64[::1], int64, int64)")
+"""The position's step: numba's compiled entry point for one signature (from its cache), which
+converts the arguments without the dispatcher's work of typing them (about 200 ns a call).
+That entry does not check the arrays' dtype, dimensions or layout, so it stays private to this
+module and :meth:`GoPosition.play` calls it only with arrays this module makes (``int64``, one
+dimension, contiguous: the position's own state and a new ``np.empty``); the kernel itself
+checks their lengths, the action and the colour (``K.BAD_INPUT``). Everything else, the
+public :mod:`~imago.games.go.fastpath` included, goes through the dispatcher."""
 _PASS: Final = MoveKind.PASS
 _empty: Final = np.empty
-_int64: Final = np.int64
+_int64: Final = np.dtype(np.int64)  # np.empty takes a dtype faster than a type
 _new: Final = object.__new__
 _COLORS: Final = (None, Color.BLACK, Color.WHITE)
 _DIAGRAM: Final = {".": 0, "+": 0, "X": 1, "x": 1, "#": 1, "O": 2, "o": 2}
@@ -164,7 +169,19 @@ class _Frame:
     array start, the rules (and the kernels' codes for them) and the table of moves. Positions
     hold one reference to it, so that making a position sets few attributes."""
 
-    __slots__ = ("h", "keys_at", "length", "mode", "nn", "rules", "size", "suicide", "table")
+    __slots__ = (
+        "actions",
+        "code",
+        "h",
+        "keys_at",
+        "length",
+        "mode",
+        "nn",
+        "rules",
+        "size",
+        "suicide",
+        "table",
+    )
 
     def __init__(self, size: int, rules: GoRules) -> None:
         nn = size * size
@@ -177,6 +194,11 @@ class _Frame:
         self.mode = _KO_MODES[rules.ko]
         self.suicide = rules.suicide_allowed
         self.table = moves_table(size)
+        self.code = K.rules_code(size, self.suicide, self.mode)
+        # the action of each move of the table by its identity: the moves legal_moves() gives
+        # find their action without a look at their point (the tables live as long as the
+        # process, so no other object ever has one of these identities)
+        self.actions = {id(move): action for action, move in enumerate(self.table)}
 
     def __reduce__(self) -> tuple[object, tuple[int, GoRules]]:
         # unpickled positions share the frame of their game, as played ones do
@@ -198,15 +220,19 @@ class LegalMoves(Sequence[Move]):
     tuple of cached :class:`Move` objects once. ``move in moves`` is a binary search.
     """
 
-    __slots__ = ("_array", "_n", "_size", "_start", "_table", "_tuple")
+    __slots__ = ("_array", "_n", "_start", "_table", "_tuple")
+
+    _array: npt.NDArray[np.int64]
+    _n: int
+    _start: int
+    _table: tuple[Move, ...]
+    _tuple: tuple[Move, ...]
 
     def __init__(self, array: npt.NDArray[np.int64], start: int, n: int, size: int) -> None:
         self._array = array
         self._start = start
         self._n = n
-        self._size = size
-        self._table = _TABLES.get(size) or moves_table(size)
-        self._tuple: tuple[Move, ...] | None = None
+        self._table = moves_table(size)
 
     def __len__(self) -> int:
         return self._n
@@ -218,11 +244,14 @@ class LegalMoves(Sequence[Move]):
     def __getitem__(self, index: slice) -> tuple[Move, ...]: ...
 
     def __getitem__(self, index: int | slice) -> Move | tuple[Move, ...]:
-        n = self._n
-        if index.__class__ is int and 0 <= index < n:  # type: ignore[operator]
+        if index.__class__ is int and 0 <= index < self._n:  # type: ignore[operator]
             move: Move = self._table[self._array[self._start + index]]  # type: ignore[operator]
             return move
         return self.as_tuple()[index]
+
+    @property
+    def _size(self) -> int:
+        return math.isqrt(len(self._table) - 1)
 
     @property
     def _actions(self) -> npt.NDArray[np.int64]:
@@ -234,9 +263,10 @@ class LegalMoves(Sequence[Move]):
     def __contains__(self, move: object) -> bool:
         if not isinstance(move, Move) or move.is_resign:
             return False
-        if move.point is not None and not move.point.on_board(self._size):
+        size = self._size
+        if move.point is not None and not move.point.on_board(size):
             return False
-        action = move.to_action(self._size)
+        action = move.to_action(size)
         i = int(np.searchsorted(self._actions, action))
         return i < len(self._actions) and int(self._actions[i]) == action
 
@@ -250,10 +280,11 @@ class LegalMoves(Sequence[Move]):
 
     def as_tuple(self) -> tuple[Move, ...]:
         """The moves as a tuple (built once)."""
-        moves = self._tuple
-        if moves is None:
+        try:
+            return self._tuple
+        except AttributeError:  # the first call (legal_moves() sets four slots, not five)
             moves = self._tuple = tuple(_move_array(self._size)[self._actions].tolist())
-        return moves
+            return moves
 
     def actions(self) -> npt.NDArray[np.int64]:
         """The legal action indices (a read-only copy)."""
@@ -457,9 +488,7 @@ class GoPosition:
                 moves._array = self._s
                 moves._start = frame.length
                 moves._n = self._n & 0xFFFF
-                moves._size = frame.size
                 moves._table = frame.table
-                moves._tuple = None
             else:
                 moves = LegalMoves(_NO_KEYS, 0, 0, self._f.size)
             self._moves = moves
@@ -467,7 +496,7 @@ class GoPosition:
 
     def legal_actions(self) -> npt.NDArray[np.int64]:
         """The legal action indices, ascending, pass last (read-only)."""
-        legal = self._legal
+        legal: npt.NDArray[np.int64] | None = getattr(self, "_legal", None)
         if legal is None:
             legal = self._legal_view()
         return legal
@@ -525,43 +554,55 @@ class GoPosition:
         if self._resigned is not None:
             raise IllegalMoveError(IllegalReason.GAME_OVER, self.format_move(move))
         frame = self._f
-        point = move.point
-        if point is not None:
-            size = frame.size
-            row = point.row
-            col = point.col
-            if row < 0 or row >= size or col < 0 or col >= size:
-                raise InvalidMoveError(f"{point} is off a {size}x{size} board")
-            action = row * size + col
-        elif move.kind is _PASS:
-            action = frame.nn
-        else:
-            if self.is_over():
-                raise IllegalMoveError(IllegalReason.GAME_OVER, "resign")
-            who = color or self.to_play
-            # its own copy of the state: positions never share an array
-            return GoPosition._make(self._s.copy(), frame, self, move, _color(who))
-        s = self._s
-        mode = frame.mode
-        length = s.shape[0]
-        if mode and (self._n >> 16) + frame.keys_at >= length:
-            length += 64  # room for 64 more superko keys
-        child = _empty(length, _int64)
-        result = _advance(
-            s, child, frame.size, action, 0 if color is None else _color(color), frame.suicide, mode
-        )
+        # a move of the table (every move legal_moves() gives) by identity, any other by its
+        # point; the kernel checks the move's legality either way
+        action = frame.actions.get(id(move))
+        if action is None:
+            action = self._action(move)
+            if action < 0:
+                return self._resign(move, color)
+        code = frame.code if color is None else frame.code | _color(color) << 8
+        # exactly the words the child needs: its state, legal list, and one key more at most
+        child = _empty(frame.keys_at + 1 + (self._n >> 16), _int64)
+        result = _advance(self._s, child, code, action)
         if result >= 0:
-            raise IllegalMoveError(_REASONS[result], self.format_move(move))
+            self._refuse(result, move)
         new = _new(GoPosition)
         new._s = child
         new._f = frame
         new._previous = self
         new._last = move
         new._resigned = None
-        new._legal = None
         new._moves = None
-        new._n = -1 - result
+        new._n = -1 - result  # (``_legal`` is left unset until legal_actions() is called)
         return new
+
+    def _action(self, move: Move) -> int:
+        """The action of ``move`` (``-1`` for a resignation), or ``InvalidMoveError`` when its
+        point is off the board."""
+        if not isinstance(move, Move):
+            raise TypeError(f"play takes a Move (Move.play(point), Move.PASS), not {move!r}")
+        point = move.point
+        if point is not None:
+            size = self._f.size
+            if not point.on_board(size):
+                raise InvalidMoveError(f"{point} is off a {size}x{size} board")
+            return point.row * size + point.col
+        if move.kind is _PASS:
+            return self._f.nn
+        return -1
+
+    def _resign(self, move: Move, color: Color | None) -> GoPosition:
+        if self.is_over():
+            raise IllegalMoveError(IllegalReason.GAME_OVER, "resign")
+        who = _color(color or self.to_play)
+        # its own copy of the state: positions never share an array
+        return GoPosition._make(self._s.copy(), self._f, self, move, who)
+
+    def _refuse(self, status: int, move: Move) -> NoReturn:
+        if status == K.BAD_INPUT:  # the kernel's own check of the arrays: never reached
+            raise ValueError(f"the Go kernel refused the arrays of {self!r}")
+        raise IllegalMoveError(_REASONS[status], self.format_move(move))
 
     def play_action(self, action: int) -> GoPosition:
         """:meth:`play` by action index (pass is ``size * size``)."""
