@@ -256,6 +256,7 @@ def test_live_go_analysis_shows_a_heat_map_and_a_line_on_hover(
     page.shot(screenshots, "go-analysis")
     info = page.page.inner_text("#analysis-info")
     assert "visits" in info
+    page.page.wait_for_selector("#graph svg", timeout=10_000)  # drawn while the engine runs
     page.page.click("#btn-analyze")  # stop
     page.page.wait_for_function("document.getElementById('btn-analyze').textContent === 'Analyse'")
     assert page.page.locator("#graph svg").count() == 1

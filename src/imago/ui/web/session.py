@@ -746,10 +746,12 @@ class Session:
         self.sent_seq = snapshot.seq
         node = key[1]
         self._record_eval(node, snapshot.data)
+        value, unit = self.evals.get(node, (None, None))
         self.emit(
             {
                 "type": "analysis",
                 "node": self.ids.id_of(node),
+                "graph": {"value": value, "unit": unit},  # Black's, for the win-rate graph
                 "seq": snapshot.seq,
                 "fresh": fresh,
                 "running": snapshot.running,

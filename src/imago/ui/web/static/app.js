@@ -98,6 +98,7 @@ const handlers = {
     page.analysis = m;
     renderAnalysis();
     drawBoard();
+    updateGraph(m.graph);
   },
   hint(m) {
     page.hint = m;
@@ -526,6 +527,21 @@ function renderPlayMoves() {
       list.scrollTop = Math.max(0, top - list.clientHeight / 2);
     }
   }
+}
+
+// The graph follows the analysis as it runs: the current position's value, from each update.
+function updateGraph(point) {
+  const s = page.state;
+  if (!point || point.value === null || point.value === undefined) return;
+  const index = s.line.indexOf(s.node);
+  if (index < 0) return;
+  const g = s.graph;
+  if (!g.values || g.values.length !== s.line.length || (g.unit && g.unit !== point.unit)) {
+    g.values = s.line.map(() => null);
+  }
+  g.unit = point.unit;
+  g.values[index] = point.value;
+  renderGraph();
 }
 
 function renderGraph() {
