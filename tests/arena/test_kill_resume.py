@@ -44,7 +44,7 @@ def _indexes(games: Path) -> list[int]:
 
 def test_match_killed_then_rerun_plays_what_is_left(tmp_path: Path) -> None:
     out = tmp_path / "m"
-    args = ["match", "--game", "othello", "--size", "6", "--black", "mcts:playouts=20",
+    args = ["match", "--game", "othello", "--size", "6", "--black", "mcts:playouts=10",
             "--white", "random", "--games", "10", "--out", str(out), "--seed", "1"]  # fmt: skip
     before = _kill_after(args, out / "games", 2)
     output = _rerun(args)

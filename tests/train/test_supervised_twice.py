@@ -97,7 +97,7 @@ def test_rerun_after_a_stop_finishes_what_is_left(records: Path, tmp_path: Path)
 
 def test_rerun_after_kill_9_finishes_without_doubling(records: Path, tmp_path: Path):
     out = tmp_path / "run"
-    command = [sys.executable, "-m", "imago", *_args(records, out, 12)]
+    command = [sys.executable, "-m", "imago", *_args(records, out, 6)]
     env = dict(os.environ, PYTHONHASHSEED="0")
     first = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
     deadline = time.monotonic() + 60
@@ -106,7 +106,7 @@ def test_rerun_after_kill_9_finishes_without_doubling(records: Path, tmp_path: P
         time.sleep(0.02)
     first.send_signal(signal.SIGKILL)
     first.wait()
-    code, output = _invoke(_args(records, out, 12))
+    code, output = _invoke(_args(records, out, 6))
     assert code == 0, output
     assert "resuming at epoch" in output or "nothing left" in output
-    assert _epochs(out) == list(range(1, 13))
+    assert _epochs(out) == list(range(1, 7))
