@@ -548,7 +548,9 @@ function renderGraph() {
   const s = page.state;
   const g = s.graph;
   const index = s.line.indexOf(s.node);
-  $("graph").innerHTML = g.values && g.values.length ? graphSvg(g.values, g.unit, index) : "";
+  const svg = g.values && g.values.length ? graphSvg(g.values, g.unit, index) : "";
+  $("graph").innerHTML = svg;
+  document.body.classList.toggle("has-graph", !!svg);
 }
 
 function renderAnalysis() {
