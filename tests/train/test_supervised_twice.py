@@ -110,3 +110,18 @@ def test_rerun_after_kill_9_finishes_without_doubling(records: Path, tmp_path: P
     assert code == 0, output
     assert "resuming at epoch" in output or "nothing left" in output
     assert _epochs(out) == list(range(1, 7))
+
+
+def test_a_dataset_build_killed_before_its_manifest_is_built_again(records: Path, tmp_path: Path):
+    out = tmp_path / "run"
+    (out / "dataset").mkdir(parents=True)
+    (out / "dataset" / ".00000-games.txt-train.npz.x1y2.npz").write_bytes(b"cut short")
+    code, output = _invoke(_args(records, out, 1))
+    assert code == 0, output
+    assert _epochs(out) == [1]
+    other = tmp_path / "other"
+    (other / "dataset").mkdir(parents=True)
+    (other / "dataset" / "notes.txt").write_text("mine")
+    code, output = _invoke(_args(records, other, 1))
+    assert code != 0 and "exists and is not a dataset" in output
+    assert (other / "dataset" / "notes.txt").read_text() == "mine"
