@@ -524,3 +524,36 @@ def test_graph_and_navigation_above_the_fold_on_a_laptop(browser: Any, server: s
     assert panel is not None and panel["width"] > 400  # the panel takes the width there is
     context.close()
     assert not page.errors
+
+
+def test_the_game_tree_is_drawn_and_navigates(board_page: BoardPage):
+    """Issue 43: a graphical game tree (Sabaki's): the main line on the first row, each
+    variation on a row below; a click goes to the move; only a window of a big tree is drawn."""
+    page = board_page
+    page.paste("(;GM[1]FF[4]SZ[9];B[ee];W[cc](;B[gc];W[gg])(;B[cg]C[a variation];W[gc])(;B[dd]))")
+    page.page.wait_for_function("window.imagoTreeRows === 8")
+    page.tab("record")
+    circles = page.page.locator("#tree-graph circle.node")
+    assert circles.count() == 8
+    rows = page.page.eval_on_selector_all(
+        "#tree-graph circle.node", "els => [...new Set(els.map(e => e.getAttribute('cy')))].length"
+    )
+    assert rows == 3  # the main line and two variations
+    assert page.page.locator("#tree-graph circle.node.has-comment").count() == 1
+    page.page.click("#tree-graph circle.node.has-comment")
+    page.wait_move(3)
+    assert "a variation" in page.page.input_value("#comment")
+    current = page.page.get_attribute("#tree-graph circle.node.current", "class") or ""
+    assert "has-comment" in current
+
+
+def test_the_game_tree_of_a_20000_node_record_draws_a_window(board_page: BoardPage, tmp_path: Path):
+    from test_big_trees import variations_of_passes
+
+    path = tmp_path / "big.sgf"
+    path.write_bytes(variations_of_passes(100, 200))
+    page = board_page
+    page.upload([path])
+    page.page.wait_for_function("window.imagoTreeRows === 20001", timeout=120_000)
+    drawn = page.page.locator("#tree-graph circle.node").count()
+    assert 10 < drawn < 1_000, drawn

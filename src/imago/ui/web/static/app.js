@@ -3,6 +3,7 @@
 // the person does.
 
 import { BoardView, graphSvg, pointAt, pointName } from "./board.js";
+import { layoutTree, treeSvg } from "./tree.js";
 
 const $ = (id) => document.getElementById(id);
 const SESSION_KEY = "imago-session";
@@ -196,6 +197,7 @@ function render() {
   renderStatus();
   renderMoveList();
   renderPlayMoves();
+  renderTreeGraph();
   renderGraph();
   renderCount();
   renderAnalysis();
@@ -494,6 +496,24 @@ function scrollMoveList() {
     if (top < list.scrollTop || top > list.scrollTop + list.clientHeight - here.offsetHeight) {
       list.scrollTop = Math.max(0, top - list.clientHeight / 2);
     }
+  }
+}
+
+// The graph of the tree (tree.js): laid out once per tree version, drawn around the current node.
+function renderTreeGraph() {
+  const s = page.state;
+  if (!page.tree) return;
+  const key = `${page.treeVersion}/${s.session}`;
+  if (page.treeLayoutKey !== key) {
+    page.treeLayout = layoutTree(page.tree);
+    page.treeLayoutKey = key;
+  }
+  const box = $("tree-graph");
+  box.innerHTML = page.tree.byId.size > 1 ? treeSvg(page.tree, page.treeLayout, s.node, new Set(s.line)) : "";
+  const here = box.querySelector(".node.current");
+  if (here) {
+    const x = Number(here.getAttribute("cx"));
+    if (x < box.scrollLeft || x > box.scrollLeft + box.clientWidth) box.scrollLeft = Math.max(0, x - box.clientWidth / 2);
   }
 }
 
@@ -796,7 +816,7 @@ function wire() {
   $("nav-end").onclick = () => nav("end");
   $("nav-prev-var").onclick = () => nav("previous_variation");
   $("nav-next-var").onclick = () => nav("next_variation");
-  for (const id of ["move-list", "play-moves"]) {
+  for (const id of ["move-list", "play-moves", "tree-graph"]) {
     $(id).addEventListener("click", (e) => {
       const el = e.target.closest("[data-node]");
       if (el) nav("node", { node: Number(el.dataset.node) });
