@@ -43,3 +43,42 @@ def test_test_loop_refuses_a_run_that_is_not_a_test_run(tmp_path: Path) -> None:
     assert refused.returncode != 0
     assert "is not a test run" in refused.stderr
     assert RunFolder(run).latest() is None  # nothing played
+
+
+class _StopAtStage:
+    """A stop flag set once the loop reports ``stage`` ``after`` times (a Ctrl-C then)."""
+
+    def __init__(self, stage: str, after: int) -> None:
+        self.stage, self.after, self.seen = stage, after, 0
+
+    def report(self, stage: str, done: float, total: float, text: str) -> None:
+        if stage == self.stage:
+            self.seen += 1
+
+    def is_set(self) -> bool:
+        return self.seen >= self.after
+
+
+@pytest.mark.parametrize("stage", ["evaluate", "references"])
+def test_a_loop_stopped_while_it_measured_a_generation_finishes_that_first(
+    tmp_path: Path, stage: str
+) -> None:
+    from imago.rl.config import smoke_config
+    from imago.rl.selfplay import GameSpec
+    from imago.rl.stages import init, loop
+
+    config = smoke_config(GameSpec("othello", 6)).with_changes({"references.every": 1})
+    folder = RunFolder(tmp_path / "run")
+    init(folder, config)
+    stop = _StopAtStage(stage, after=2)  # one game of the match played
+    assert loop(folder, config, rounds=1, stop=stop, report=stop.report) == 1
+    assert not [row for row in folder.metrics(stage) if row.get("generation") == 1]
+    # started again with nothing more to train: it measures generation 1 and stops
+    assert loop(folder, config, rounds=0) == 1
+    assert len([row for row in folder.metrics(stage) if row.get("generation") == 1]) == 1
+    games = config.evaluation.games if stage == "evaluate" else config.references.games
+    match = folder.root / ("eval" if stage == "evaluate" else "refs")
+    played = [p for p in match.rglob("*.json") if p.name != "match.json"]
+    per_opponent = len(config.references.opponents) + 1 if stage == "references" else 1
+    assert len(played) == games * per_opponent  # the stopped match resumed, no game doubled
+    assert folder.metrics("evaluate")[-1]["generation"] == 1

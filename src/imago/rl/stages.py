@@ -601,6 +601,9 @@ def loop(
     goal = None if rounds is None else latest + rounds
     if latest == 0 and not folder.metrics("validate"):
         validate(folder, config, 0, report=report)
+    elif latest > 0 and not _finish(folder, config, latest, halt, report):
+        # a run stopped while it measured its newest generation: finished first, not skipped
+        return _stopped(folder, latest, clock, checkpoint, report)
     while not halt.is_set() and (goal is None or latest < goal):
         if folder.games_in_round(latest) < config.games_per_round:
             if selfplay:
@@ -612,23 +615,48 @@ def loop(
         new = train(folder, config, stop=halt, report=report, ranks=ranks)
         if new is None:
             break
-        validate(folder, config, new, report=report)
-        row = evaluate(folder, config, new, stop=halt, report=report)
-        if row.get("stopped"):
-            break
-        if config.references.every > 0 and new % config.references.every == 0:
-            references(folder, config, new, stop=halt, report=report)
+        latest = new
+        finished = _finish(folder, config, new, halt, report)
         from imago.rl.plots import plot_run
 
         plot_run(folder)
         clock.log(new)
         if checkpoint is not None:
             _write_checkpoint(folder, checkpoint, report)
-        latest = new
+        if not finished:
+            return latest
     if halt.is_set():
-        clock.log(latest)  # the round under way
-        if checkpoint is not None:
-            _write_checkpoint(folder, checkpoint, report)
+        return _stopped(folder, latest, clock, checkpoint, report)
+    return latest
+
+
+def _finish(
+    folder: RunFolder, config: LoopConfig, generation: int, halt: StopFlag, report: Report
+) -> bool:
+    """Validate, gate and measure a trained ``generation`` against the references, each step
+    once (a logged step is skipped, a match stopped half-way resumes from its folder); False
+    when ``halt`` stopped it before the end."""
+    from imago.rl.validate import validate
+
+    validate(folder, config, generation, report=report)
+    if evaluate(folder, config, generation, stop=halt, report=report).get("stopped"):
+        return False
+    if config.references.every > 0 and generation % config.references.every == 0:
+        references(folder, config, generation, stop=halt, report=report)
+    return not halt.is_set()
+
+
+def _stopped(
+    folder: RunFolder,
+    latest: int,
+    clock: ComputeClock,
+    checkpoint: Path | None,
+    report: Report,
+) -> int:
+    """Log the compute of the work under way (and checkpoint) when the loop stops early."""
+    clock.log(latest)
+    if checkpoint is not None:
+        _write_checkpoint(folder, checkpoint, report)
     return latest
 
 
