@@ -40,6 +40,7 @@ def _with_page(work: Any) -> list[Figure]:
             page = browser.new_page(viewport={"width": 1280, "height": 900}, bypass_csp=True)
             page.goto(url)
             page.wait_for_selector("#connection.ok")
+            page.wait_for_function("window.imagoReady === true")  # its opening game started
             figures: list[Figure] = work(page)
             return figures
         finally:

@@ -557,3 +557,19 @@ def test_the_game_tree_of_a_20000_node_record_draws_a_window(board_page: BoardPa
     page.page.wait_for_function("window.imagoTreeRows === 20001", timeout=120_000)
     drawn = page.page.locator("#tree-graph circle.node").count()
     assert 10 < drawn < 1_000, drawn
+
+
+def test_the_opening_game_is_the_one_the_form_offers(board_page: BoardPage):
+    """Issue 43: a new page starts the game its form shows (a person as Black, the strongest
+    engine as White); a reloaded page keeps its game."""
+    page = board_page
+    white = page.page.input_value("#ng-white")
+    assert white != "human"
+    assert page.page.inner_text("#player-W .name") == white
+    assert page.page.inner_text("#player-B .name") == page.page.input_value("#ng-black")
+    play_and_wait(page, 4, 4)
+    page.wait_move(2)  # the engine answers
+    page.page.reload()
+    page.page.wait_for_function("window.imagoReady === true")
+    page.page.wait_for_selector("#board .bg rect", state="attached")
+    assert page.move_number() == 2  # not a new game

@@ -31,6 +31,7 @@ class BoardPage:
         page.on("pageerror", lambda error: self.errors.append(str(error)))
         page.goto(url)
         page.wait_for_selector("#connection.ok")
+        page.wait_for_function("window.imagoReady === true")  # the opening game, as the form
         page.wait_for_selector("#board .bg rect", state="attached")
 
     # -- reading -----------------------------------------------------------------------------

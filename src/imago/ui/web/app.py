@@ -335,7 +335,8 @@ class Connection:
                 return
             self.session = session
             session.send = self.send
-            self.send({"type": "welcome", "session": session.sid})
+            fresh = session.sid != hello.get("session")  # a new board, not a page reloaded
+            self.send({"type": "welcome", "session": session.sid, "fresh": fresh})
             self.send(session.state_message())
             ticker = asyncio.create_task(self._ticker(session))
             while True:

@@ -20,6 +20,7 @@ const page = {
   clockAt: 0,
   retry: 0,
   pending: null, // a click waiting for its move to be drawn: {point, t0}
+  opening: null, // a new board's opening game: null, "wanted", "sent", "done"
   playOn: null, // the counted position where the person chose to play on
   reviewMoves: [],
   grades: new Map(), // node id -> {grade, loss, unit} from the last whole-game review
@@ -73,6 +74,13 @@ const handlers = {
   welcome(m) {
     sessionStorage.setItem(SESSION_KEY, m.session);
     setConnection("connected", "ok");
+    if (m.fresh && page.opening === null) {
+      page.opening = "wanted";
+      openingGame();
+    } else if (page.opening === null) {
+      page.opening = "done";
+      window.imagoReady = true;
+    }
   },
   state(m) {
     const t0 = page.pending;
@@ -88,6 +96,10 @@ const handlers = {
     }
     render();
     window.imagoStates = (window.imagoStates || 0) + 1;
+    if (page.opening === "sent" && window.imagoStates > page.openingAfter) {
+      page.opening = "done"; // the opening game's own state (the hello's came first)
+      window.imagoReady = true;
+    }
     if (t0 && sameMoveDrawn(m, t0)) {
       window.imagoTimings.push(performance.now() - t0.t0);
       page.pending = null;
@@ -111,6 +123,10 @@ const handlers = {
   },
   error(m) {
     page.pending = null;
+    if (page.opening === "sent" && m.request === "new_game") {
+      page.opening = "done"; // the form's engine could not start: the board stays as it was
+      window.imagoReady = true;
+    }
     toast(m.message, "error");
   },
   library(m) {
@@ -132,6 +148,15 @@ const handlers = {
     showReview(m);
   },
 };
+
+// A new board starts as its form says (the strongest engine as White), so that what the page
+// shows first is the game the form offers; a reloaded page keeps its game.
+function openingGame() {
+  if (page.opening !== "wanted" || !page.info) return;
+  page.opening = "sent";
+  page.openingAfter = (window.imagoStates || 0) + (page.state ? 0 : 1);
+  send(newGameMessage());
+}
 
 function receive(message) {
   const handler = handlers[message.type];
@@ -846,30 +871,39 @@ function wire() {
   $("ng-white").oninput = () => ($("ng-white").dataset.touched = "1");
   $("new-game").onsubmit = (e) => {
     e.preventDefault();
-    const f = new FormData($("new-game"));
-    const game = f.get("game");
-    const message = {
-      type: "new_game",
-      game,
-      size: Number(f.get("size")),
-      black: f.get("black") || "human",
-      white: f.get("white") || "human",
-      move_time: Number(f.get("move_time")) || 1,
-      clock: f.get("clock") || null,
-    };
-    if (game === "go") {
-      message.rules = f.get("rules");
-      message.handicap = Number(f.get("handicap") || 0);
-      if (f.get("komi") !== "") message.komi = Number(f.get("komi"));
-    }
     page.analysis = null;
-    send(message);
+    send(newGameMessage());
     // On a phone the form is below the board: bring the new game's board into view.
     if ($("board").getBoundingClientRect().top < 0) $("board-area").scrollIntoView({ block: "start" });
   };
   $("btn-pass").onclick = () => send({ type: "pass" });
   $("btn-undo").onclick = () => send({ type: "undo" });
   $("btn-hint").onclick = () => send({ type: "hint" });
+  wireRest();
+}
+
+// The new game the form describes, as a request.
+function newGameMessage() {
+  const f = new FormData($("new-game"));
+  const game = f.get("game");
+  const message = {
+    type: "new_game",
+    game,
+    size: Number(f.get("size")),
+    black: f.get("black") || "human",
+    white: f.get("white") || "human",
+    move_time: Number(f.get("move_time")) || 1,
+    clock: f.get("clock") || null,
+  };
+  if (game === "go") {
+    message.rules = f.get("rules");
+    message.handicap = Number(f.get("handicap") || 0);
+    if (f.get("komi") !== "") message.komi = Number(f.get("komi"));
+  }
+  return message;
+}
+
+function wireRest() {
   const resign = $("btn-resign");
   resign.onclick = () => {
     if (resign.dataset.armed) {
@@ -969,8 +1003,11 @@ async function start() {
     const response = await fetch(`/api/info?token=${encodeURIComponent(token)}`);
     page.info = await response.json();
     fillNewGameForm();
+    openingGame();
   } catch (error) {
     toast(`cannot read /api/info: ${error}`, "error");
+    page.opening = "done";
+    window.imagoReady = true;
   }
   connect();
 }
