@@ -309,9 +309,10 @@ def test_a_trainer_and_a_following_worker_share_a_folder(tmp_path: Path) -> None
     config = _config()
     init(folder, config)
     bootstrap(folder, config)
+    said = (tmp_path / "worker.out").open("w")
     worker = subprocess.Popen(
         [*IMAGO, "rl", "selfplay", str(run), "--follow", "--worker", "follower"],
-        stdout=subprocess.DEVNULL,
+        stdout=said,
         stderr=subprocess.PIPE,
     )
     try:
@@ -324,7 +325,9 @@ def test_a_trainer_and_a_following_worker_share_a_folder(tmp_path: Path) -> None
     finally:
         worker.send_signal(signal.SIGINT)  # a worker stops at its next safe point
         _, err = worker.communicate(timeout=120)
+    said.close()
     assert worker.returncode == 0, err
+    assert "runs until stopped" in " ".join((tmp_path / "worker.out").read_text().split())
     rows = [r for r in folder.metrics("selfplay") if r["worker"] == "follower"]
     assert {r["round"] for r in rows} >= {0, 1}
 
