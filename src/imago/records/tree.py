@@ -187,6 +187,13 @@ class GameNode:
         color = self.color if self.color is not None else state.to_play
         return initial.with_setup(points[1], points[2], points[0], to_play=color)
 
+    def forget_state(self) -> None:
+        """Drop this node's cached position (it is computed again from its parent's when next
+        asked for): a viewer of a big tree keeps only the positions it shows. The root keeps
+        its own: the tree starts from it."""
+        if self.parent is not None:
+            self._state = None
+
     def _forget_states(self) -> None:
         """Drop cached positions of this subtree (after its setup or moves changed)."""
         stack: list[GameNode] = [self]

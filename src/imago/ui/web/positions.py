@@ -151,8 +151,7 @@ class Positions:
         while stack:
             node = stack.pop()
             if held.pop(node, 0) is None:
-                # The tree's own cache; imago.records offers no public way to drop one entry.
-                node._state = None
+                node.forget_state()
                 stack.extend(child for child in node.children if child in held)
 
     def clear(self) -> None:
