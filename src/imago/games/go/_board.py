@@ -24,7 +24,8 @@ State layout (``nn = size * size``; see :func:`state_length`)::
 
 Kernels in other modules read the board as ``s[p]`` (``0 <= p < nn``), the header through
 :func:`header` + ``F_*``, and the group fields only through the accessors :func:`group_head`,
-:func:`next_stone`, :func:`group_size`, :func:`atari_liberty` and :func:`empty_at`.
+:func:`next_stone`, :func:`group_size`, :func:`atari_liberty`, :func:`atari_heads` and
+:func:`empty_at`.
 """
 
 from __future__ import annotations
@@ -180,6 +181,22 @@ def atari_liberty(s: np.ndarray, nn: int, p: int) -> int:
     if c > 0 and c * s[5 * nn + g] == t * t:
         return t // c
     return -1
+
+
+@njit(cache=True, inline="always")
+def atari_heads(s: np.ndarray, nn: int, first: int, end: int) -> np.int64:
+    """The bit set of the points ``first`` to ``end - 1`` (at most 64; bit ``p - first``) that
+    head a group in atari (other points' bits mean nothing): the group fields read in order,
+    without a gather, for the legal lists' bit sets. (The indices are unsigned: numba then does
+    not test each for a negative value, a test that keeps LLVM from vectorising the loop.)"""
+    u = np.uint64
+    bits = np.int64(0)
+    for q in range(end - first):
+        p = u(first + q)
+        c = s[u(L_LIBC * nn) + p]
+        t = s[u(L_LIBS * nn) + p]
+        bits |= (np.int64(1) << q) & -np.int64(c * s[u(L_LIBQ * nn) + p] == t * t)
+    return bits
 
 
 @njit(cache=True, inline="always")

@@ -30,10 +30,6 @@ from imago.games.go._board import (
     HEADER,
     KO_SIMPLE,
     KO_SITUATIONAL,
-    L_HEAD,
-    L_LIBC,
-    L_LIBQ,
-    L_LIBS,
     OK,
     SUPERKO,
     WHITE,
@@ -41,6 +37,8 @@ from imago.games.go._board import (
     _copy,
     _in_atari,
     _neighbors,
+    atari_heads,
+    group_head,
     play,
     result_hash,
     zobrist,
@@ -235,22 +233,6 @@ def _write_bits(out: np.ndarray, n: int, bits: np.int64, first: int) -> int:
 
 
 @njit(cache=True, inline="always")
-def _atari_heads(s: np.ndarray, nn: int, first: int, end: int) -> np.int64:
-    """The bit set of the points ``first`` to ``end - 1`` (at most 64; bit ``p - first``) that
-    head a group in atari (other points' bits mean nothing): the group fields read in order,
-    without a gather. (Indices are unsigned here and in :func:`_point_sets`: numba then does
-    not test each for a negative value, a test that keeps LLVM from vectorising these loops.)"""
-    u = np.uint64
-    bits = np.int64(0)
-    for q in range(end - first):
-        p = u(first + q)
-        c = s[u(L_LIBC * nn) + p]
-        t = s[u(L_LIBS * nn) + p]
-        bits |= (np.int64(1) << q) & -np.int64(c * s[u(L_LIBQ * nn) + p] == t * t)
-    return bits
-
-
-@njit(cache=True, inline="always")
 def _point_sets(
     s: np.ndarray,
     nn: int,
@@ -261,15 +243,14 @@ def _point_sets(
 ) -> tuple[np.int64, np.int64, np.int64]:
     """Bit sets of the points ``first`` to ``end - 1`` (at most 64; bit ``p - first``): the
     empty points, ``color``'s stones not in atari and the enemy's stones in atari. ``atari``:
-    :func:`_atari_heads` of each word of the board (a pair on boards up to 128 points, else an
+    ``atari_heads`` of each word of the board (a pair on boards up to 128 points, else an
     array). Every point is read the same way, without a branch."""
-    u = np.uint64
     other = 3 - color
     e_set = safe_set = cap_set = np.int64(0)
     for q in range(end - first):
-        p = u(first + q)
+        p = first + q
         v = s[p]
-        g = s[u(L_HEAD * nn) + p]
+        g = group_head(s, nn, p)
         in_atari = (_word_of(atari, g) >> (g & 63)) & 1 == 1
         bit = np.int64(1) << q
         e_set |= bit & -np.int64(v == EMPTY)
@@ -278,7 +259,7 @@ def _point_sets(
     return e_set, safe_set, cap_set
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _legal_small(
     s: np.ndarray,
     size: int,
@@ -303,7 +284,7 @@ def _legal_small(
     superko = ko_mode != KO_SIMPLE and nkeys > 0
     # bit sets of the board (bit p of (lo, hi)): empty points, own stones not in atari, enemy
     # stones in atari
-    atari = (_atari_heads(s, nn, 0, min(nn, 64)), _atari_heads(s, nn, 64, nn))
+    atari = (atari_heads(s, nn, 0, min(nn, 64)), atari_heads(s, nn, 64, nn))
     e_lo, safe_lo, cap_lo = _point_sets(s, nn, color, 0, min(nn, 64), atari)
     e_hi, safe_hi, cap_hi = _point_sets(s, nn, color, 64, nn, atari)
     # the points next to each set: a liberty for a stone played there (an empty point, a friend
@@ -435,7 +416,7 @@ def _legal_words(
     ok = sets[6 * words : 7 * words]  # the candidates
     atari = sets[7 * words :]  # the group heads in atari
     for w in range(words):
-        atari[w] = _atari_heads(s, nn, 64 * w, min(nn, 64 * w + 64))
+        atari[w] = atari_heads(s, nn, 64 * w, min(nn, 64 * w + 64))
     for w in range(words):
         e, safe, c = _point_sets(s, nn, color, 64 * w, min(nn, 64 * w + 64), atari)
         ok[w] = e
@@ -472,7 +453,7 @@ def _legal_words(
     return n + 1 - out_at
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _legal_into(
     s: np.ndarray,
     size: int,
@@ -596,7 +577,7 @@ def _beyond_history(s: np.ndarray, nn: int, own_keys: bool) -> bool:
     return own_keys and nn - s[10 * nn + F_NEMPTY] + 1 > s[10 * nn + F_TOP]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _complete(
     t: np.ndarray,
     size: int,
