@@ -8,8 +8,10 @@ from typing import Any
 import typer
 from rich.console import Console
 
-console = Console()
-err_console = Console(stderr=True)
+# soft_wrap: a long line is left to the terminal to fold, never broken by rich inside a path
+# or a word (a path printed to copy stays whole, also when output goes to a file or a pipe)
+console = Console(soft_wrap=True)
+err_console = Console(stderr=True, soft_wrap=True)
 
 # -- the options every game command shares (one wording, one default) ----------------------------
 

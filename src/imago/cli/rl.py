@@ -340,7 +340,7 @@ def set_settings(
     with _errors():
         change_settings(folder, updates)
     for key, value in updates.items():
-        console.print(f"{run}: {key} = {json.dumps(value)}", soft_wrap=True)
+        console.print(f"{run}: {key} = {json.dumps(value)}")
 
 
 # -- the loop --------------------------------------------------------------------------------------
