@@ -37,7 +37,7 @@ def test_the_default_opponent_searches_with_two_threads_on_two_cores(monkeypatch
     import os
 
     from imago.agents.registry import make_agent, parse_agent_spec
-    from imago.cli._common import strongest_agent
+    from imago.nn.shipped import strongest_agent
 
     assert strongest_agent("othello", None) == "alphabeta"
     monkeypatch.setattr(os, "cpu_count", lambda: 1)

@@ -82,7 +82,7 @@ def test_a_size_the_agent_cannot_play_is_refused_at_boardsize():
 
 
 def test_the_default_agent_is_the_strongest_for_each_board():
-    from imago.cli._common import strongest_agent
+    from imago.nn.shipped import strongest_agent
 
     done = gtp_session([], ["version", "boardsize 19", "version", "boardsize 7", "version"])
     replies = [reply.removeprefix("= ") for reply in done.stdout.split("\n\n")[:5]]

@@ -10,11 +10,11 @@ from typer.testing import CliRunner
 
 from imago.agents.base import Agent, Limit, SearchResult
 from imago.agents.registry import make_agent
-from imago.cli._common import strongest_agent
 from imago.cli.app import app
 from imago.core.color import Color
 from imago.core.game import GameState
 from imago.core.move import Move, Point
+from imago.nn.shipped import strongest_agent
 from imago.records import sgf, wthor
 from imago.ui import review as reviewing
 

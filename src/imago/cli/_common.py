@@ -76,25 +76,8 @@ def open_game_executor(ray: str | None, jobs: int) -> Any:
 
 
 def strongest_agent(game: str, size: int | None = None) -> str:
-    """The strongest agent this installation can run for ``game`` on a ``size`` board (default:
-    the game's usual one), as an agent spec: ``alphabeta`` in 8x8 Othello; ``az`` where a
-    self-play network ships (6x6 Othello), ``nnmcts`` where a supervised one does (9x9, 13x13,
-    19x19 Go), both needing torch; else ``mcts``; the searches with two threads on a machine
-    with two cores or more. The default opponent of ``imago play``, the agent ``hint`` asks
-    there, and ``imago gtp``'s agent."""
-    import importlib.util
-    import os
+    """:func:`imago.nn.shipped.strongest_agent`, imported when a command asks (the command line
+    loads no numeric library before a command needs one)."""
+    from imago.nn.shipped import strongest_agent as choose
 
-    from imago.games import default_size
-    from imago.nn.shipped import SHIPPED_AZ_MODELS, SHIPPED_MODELS
-
-    board = size or default_size(game)
-    threads = "" if (os.cpu_count() or 1) < 2 else ":threads=2"
-    torch = importlib.util.find_spec("torch") is not None
-    if game == "othello" and board == 8:
-        return "alphabeta"
-    if (game, board) in SHIPPED_AZ_MODELS and torch:
-        return "az"
-    if game == "go" and (game, board) in SHIPPED_MODELS and torch:
-        return "nnmcts" + threads
-    return "mcts" + threads
+    return choose(game, size)

@@ -84,3 +84,27 @@ def az_model(game: str, size: int) -> Path:
     if path is not None and path.is_file():
         return path
     return shipped_model(game, size)
+
+
+def strongest_agent(game: str, size: int | None = None) -> str:
+    """The strongest agent this installation can run for ``game`` on a ``size`` board (default:
+    the game's usual one), as an agent spec: ``alphabeta`` in 8x8 Othello; ``az`` where a
+    self-play network ships (6x6 Othello), ``nnmcts`` where a supervised one does (9x9, 13x13,
+    19x19 Go), both needing torch; else ``mcts``; the searches with two threads on a machine
+    with two cores or more. The default opponent of ``imago play``, the agent ``hint`` asks
+    there, ``imago gtp``'s and ``imago analyze``'s agent, and the browser board's ``auto``."""
+    import importlib.util
+    import os
+
+    from imago.games import default_size
+
+    board = size or default_size(game)
+    threads = "" if (os.cpu_count() or 1) < 2 else ":threads=2"
+    torch = importlib.util.find_spec("torch") is not None
+    if game == "othello" and board == 8:
+        return "alphabeta"
+    if (game, board) in SHIPPED_AZ_MODELS and torch:
+        return "az"
+    if game == "go" and (game, board) in SHIPPED_MODELS and torch:
+        return "nnmcts" + threads
+    return "mcts" + threads

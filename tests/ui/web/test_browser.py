@@ -473,13 +473,13 @@ def test_an_unsettled_count_is_said_unsettled_and_play_goes_on(board_page: Board
 
 def test_the_form_offers_the_strongest_engine_for_the_board(board_page: BoardPage):
     """Issue 43: the default opponent is what ``imago play`` would choose for the board."""
-    from imago.ui.web.settings import strongest_engine
+    from imago.nn.shipped import strongest_agent
 
     page = board_page
     page.tab("play")
-    assert page.page.input_value("#ng-white") == strongest_engine("go", 9)
+    assert page.page.input_value("#ng-white") == strongest_agent("go", 9)
     page.page.select_option("#ng-size", "7")
-    assert page.page.input_value("#ng-white") == strongest_engine("go", 7)
+    assert page.page.input_value("#ng-white") == strongest_agent("go", 7)
     page.page.select_option("#ng-game", "othello")
     assert page.page.input_value("#ng-white") == "alphabeta"
 

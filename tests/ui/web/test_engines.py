@@ -13,20 +13,11 @@ pytest.importorskip("httpx2")
 from starlette.testclient import TestClient
 from test_big_trees import Client
 
-from imago.cli._common import strongest_agent
-from imago.games.othello import SIZES
+from imago.nn.shipped import strongest_agent
 from imago.ui.web import ServerConfig, SessionConfig, create_app
-from imago.ui.web.settings import strongest_engine
 
 ORIGIN = {"origin": "http://testserver"}
 TOKEN = "test-token"
-
-
-def test_the_page_chooses_as_imago_play_does_on_every_board():
-    for size in range(2, 26):
-        assert strongest_engine("go", size) == strongest_agent("go", size), size
-    for size in SIZES:
-        assert strongest_engine("othello", size) == strongest_agent("othello", size), size
 
 
 @pytest.fixture
@@ -39,8 +30,8 @@ def client() -> Iterator[TestClient]:
 
 def test_the_form_offers_the_strongest_engine_for_each_board(client: TestClient):
     games = client.get("/api/info").json()["games"]
-    assert games["go"]["engines"]["19"] == strongest_engine("go", 19)
-    assert games["go"]["engine"] == strongest_engine("go", 9)
+    assert games["go"]["engines"]["19"] == strongest_agent("go", 19)
+    assert games["go"]["engine"] == strongest_agent("go", 9)
     assert games["othello"]["engines"]["8"] == "alphabeta"
     pinned = ServerConfig(session=SessionConfig(go_engine="mcts"), token=TOKEN)
     assert SessionConfig(go_engine="mcts").engine_for("go", 19) == "mcts"

@@ -7,9 +7,7 @@ session.
 
 from __future__ import annotations
 
-import importlib.util
 import math
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -21,29 +19,12 @@ from imago.games.go.handicap import max_fixed_handicap
 from imago.games.go.rules import GoRules
 from imago.games.othello import SIZES as OTHELLO_SIZES
 from imago.gtp import go_support
-from imago.nn.shipped import SHIPPED_AZ_MODELS, SHIPPED_MODELS
+from imago.nn.shipped import strongest_agent
 from imago.ui.web.live import AnalysisConfig
 from imago.ui.web.view import Json
 
 AUTO = "auto"
-"""An engine setting that means: the strongest for the board (:func:`strongest_engine`)."""
-
-
-def strongest_engine(game: str, size: int) -> str:
-    """The strongest agent this installation runs for ``game`` on a ``size`` board, as
-    ``imago play`` chooses it (:func:`imago.cli._common.strongest_agent`; a test keeps the two
-    the same): ``alphabeta`` in 8x8 Othello, ``az`` where a self-play network ships,
-    ``nnmcts`` on the Go boards a supervised network plays (both need torch), else ``mcts``;
-    searches with two threads on a machine with two cores or more."""
-    threads = "" if (os.cpu_count() or 1) < 2 else ":threads=2"
-    torch = importlib.util.find_spec("torch") is not None
-    if game == "othello" and size == 8:
-        return "alphabeta"
-    if (game, size) in SHIPPED_AZ_MODELS and torch:
-        return "az"
-    if game == "go" and (game, size) in SHIPPED_MODELS and torch:
-        return "nnmcts" + threads
-    return "mcts" + threads
+"""An engine setting: the strongest for the board (:func:`imago.nn.shipped.strongest_agent`)."""
 
 
 MAX_SPEC = 500
@@ -194,9 +175,9 @@ class SessionConfig:
 
     analysis: AnalysisConfig = field(default_factory=AnalysisConfig)
     go_engine: str = AUTO
-    """The default analysis and hint engine for Go (``auto``: :func:`strongest_engine`)."""
+    """The default analysis and hint engine for Go (``auto``: the strongest)."""
     othello_engine: str = AUTO
-    """The default analysis and hint engine for Othello (``auto``: :func:`strongest_engine`)."""
+    """The default analysis and hint engine for Othello (``auto``: the strongest)."""
     allow_commands: bool = False
     """Whether the ``gtp`` agent (a command line run as the server's user) may be made."""
     model_dirs: tuple[str, ...] = ()
@@ -207,4 +188,4 @@ class SessionConfig:
         """The default engine for ``game`` on a ``size`` board: the one the user named at
         start, else the strongest this installation runs there."""
         spec = self.go_engine if game == "go" else self.othello_engine
-        return strongest_engine(game, size) if spec == AUTO else spec
+        return strongest_agent(game, size) if spec == AUTO else spec
