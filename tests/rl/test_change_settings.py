@@ -59,3 +59,21 @@ def test_the_command_changes_a_run_and_refuses_a_malformed_change(folder: RunFol
     assert json.loads(folder.run_path.read_text())["config"]["nn_precision"] == "int8"
     refused = runner.invoke(app, ["rl", "set", str(folder.root), "nn_precision"])
     assert refused.exit_code != 0 and "key=value" in refused.output
+
+
+def test_the_command_refuses_records_that_are_not_there(folder: RunFolder) -> None:
+    """A missing file is said now, not when the run reaches its training hours later."""
+    before = folder.run_path.read_bytes()
+    refused = CliRunner().invoke(
+        app,
+        [
+            "rl",
+            "set",
+            str(folder.root),
+            "train.records_share=0.25",
+            'train_records=["nowhere.sgf"]',
+        ],
+    )
+    assert refused.exit_code != 0
+    assert "nowhere.sgf: no such file or folder" in " ".join(refused.output.split())
+    assert folder.run_path.read_bytes() == before

@@ -328,7 +328,7 @@ def set_settings(
 ) -> None:
     """Change settings of an existing run (any but the game and the network's shape and
     inputs); the loop uses them from its next start, and metrics.jsonl records the change."""
-    from imago.rl.stages import change_settings
+    from imago.rl.stages import change_settings, load_config
 
     folder, _ = _folder(run)
     updates: dict[str, Any] = {}
@@ -338,6 +338,7 @@ def set_settings(
             raise fail(f"settings are key=value, got {change!r}")
         updates[key.strip()] = _value(value.strip())
     with _errors():
+        _check_inputs(load_config(folder).with_changes(updates))  # records, models: now
         change_settings(folder, updates)
     for key, value in updates.items():
         console.print(f"{run}: {key} = {json.dumps(value)}")

@@ -84,7 +84,11 @@ class NetworkEvaluator:
             from imago.nn.export import onnx_session
 
             session = onnx_session(
-                path, threads=max(threads, 0), size=network.spec.size, onnx_file=onnx_file
+                path,
+                threads=max(threads, 0),
+                size=network.spec.size,
+                onnx_file=onnx_file,
+                spec=network.spec,
             )
             if session is None and backend == "onnx":
                 raise ModelError("backend=onnx needs onnx and onnxruntime (pip install imago[nn])")

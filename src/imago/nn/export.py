@@ -27,7 +27,7 @@ from torch import nn
 
 from imago.core.files import atomic_path
 from imago.nn.models import ModelError, Net
-from imago.nn.store import load_model
+from imago.nn.store import ModelSpec, load_model
 
 
 class _Outputs(nn.Module):
@@ -141,6 +141,7 @@ def onnx_session(
     threads: int = 1,
     size: int | None = None,
     onnx_file: str | Path | None = None,
+    spec: ModelSpec | None = None,
 ) -> Any | None:
     """An ONNX Runtime session over the model at ``model_path``, or ``None`` when ``onnx`` /
     ``onnxruntime`` are not installed. Its input is ``planes`` and its first output ``policy``
@@ -158,7 +159,7 @@ def onnx_session(
         options.intra_op_num_threads = threads
         options.inter_op_num_threads = 1
     if onnx_file is not None:
-        return _given_export(ort, options, Path(onnx_file), model_path)
+        return _given_export(ort, options, Path(onnx_file), model_path, spec)
     beside = Path(model_path).with_suffix(".onnx")
     if beside.is_file() and beside.stat().st_mtime >= Path(model_path).stat().st_mtime:
         session = ort.InferenceSession(str(beside), options, providers=["CPUExecutionProvider"])
@@ -169,9 +170,11 @@ def onnx_session(
         return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
 
 
-def _given_export(ort: Any, options: Any, path: Path, model_path: str | Path) -> Any:
+def _given_export(
+    ort: Any, options: Any, path: Path, model_path: str | Path, spec: ModelSpec | None
+) -> Any:
     """A session over ``path``, checked to be an export of the network at ``model_path`` (the
-    same spec in its metadata)."""
+    same spec in its metadata; ``spec``: that network's, when the caller has loaded it)."""
     if not path.is_file():
         raise ModelError(f"{path}: no such ONNX file")
     try:
@@ -179,7 +182,7 @@ def _given_export(ort: Any, options: Any, path: Path, model_path: str | Path) ->
     except Exception as error:  # ONNX Runtime's own exception types
         raise ModelError(f"{path} is not a readable ONNX model: {error}") from None
     found = session.get_modelmeta().custom_metadata_map.get("imago_spec")
-    spec = load_model(model_path).spec
+    spec = spec or load_model(model_path).spec
     if found is None or json.loads(found) != spec.to_dict():
         raise ModelError(f"{path} is not an export of {model_path} (another network's spec)")
     return session
