@@ -610,12 +610,31 @@ def references(
 
 
 @rl_app.command("plot")
-def plot(run: Path = RUN) -> None:
-    """Draw the run's curves into RUN/plots."""
-    from imago.rl.plots import plot_run
+def plot(
+    runs: list[Path] = typer.Argument(..., help="The run folder (several with --out)."),
+    out: Path = typer.Option(
+        None,
+        "--out",
+        help="Draw the runs' Elo and value error by CPU-hours on one figure at this PNG "
+        "instead of each run's curves into RUN/plots.",
+    ),
+    label: list[str] = typer.Option(
+        [], "--label", help="A name per run for --out's legend (default: the folders' names)."
+    ),
+) -> None:
+    """Draw a run's curves into RUN/plots, or several runs side by side (--out)."""
+    from imago.rl.plots import plot_run, plot_runs
 
-    folder, _ = _folder(run)
-    written = plot_run(folder)
+    folders = [_folder(run)[0] for run in runs]
+    if out is None:
+        if len(folders) > 1 or label:
+            raise fail("several runs, or --label, are drawn on one figure: give --out FILE.png")
+        written = plot_run(folders[0])
+    else:
+        if label and len(label) != len(folders):
+            raise fail(f"{len(folders)} runs but {len(label)} --label names")
+        drawn = plot_runs(folders, out, label)
+        written = [] if drawn is None else [drawn]
     if not written:
         raise fail("nothing to plot yet (or matplotlib is not installed: pip install imago[plot])")
     for path in written:

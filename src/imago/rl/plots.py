@@ -5,14 +5,19 @@
   fixed references with error bars (maximum likelihood over every reference game, as
   ``imago ratings`` fits them);
 * ``compute.png``: each generation's Elo against generation 0 (measured directly, with its
-  interval) by the CPU-hours the run had spent to make it;
+  interval) and its value head's error on held-out real records, by the CPU-hours the run had
+  spent to make it;
 * ``selfplay.png``: self-play speed (positions evaluated per second) and game length.
+
+:func:`plot_runs` draws the ``compute.png`` curves of several runs on one figure (runs of
+record side by side, or the arms of an ablation).
 
 Needs matplotlib (the ``plot`` or ``nn`` extra); without it nothing is drawn.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -58,11 +63,7 @@ def anchor_curve(folder: RunFolder) -> list[tuple[float, float, float, float]]:
     """``(cumulative CPU-hours, Elo, low, high)`` of each generation measured against
     generation 0 directly (its 95 % interval, within :data:`ELO_BOUND`), by the CPU-hours
     the run had spent when it was made."""
-    hours: dict[int, float] = {}
-    total = 0.0
-    for row in folder.metrics("compute"):
-        total += float(row.get("cpu_s", 0)) / 3600
-        hours[int(row["generation"])] = total
+    hours = cpu_hours_by_generation(folder)
     curve = []
     for row in folder.metrics("references"):
         score = row.get("scores", {}).get("gen0")
@@ -73,6 +74,30 @@ def anchor_curve(folder: RunFolder) -> list[tuple[float, float, float, float]]:
         elo = _bounded(score["elo"], sign)
         low, high = _bounded(score["elo_low"], -1.0), _bounded(score["elo_high"], 1.0)
         curve.append((hours[generation], elo, low, high))
+    return curve
+
+
+def cpu_hours_by_generation(folder: RunFolder) -> dict[int, float]:
+    """The run's cumulative CPU-hours when each generation was made (its ``compute`` rows,
+    which add up across machines)."""
+    hours: dict[int, float] = {}
+    total = 0.0
+    for row in folder.metrics("compute"):
+        total += float(row.get("cpu_s", 0)) / 3600
+        hours[int(row["generation"])] = total
+    return hours
+
+
+def records_curve(folder: RunFolder) -> list[tuple[float, float]]:
+    """``(cumulative CPU-hours, value MSE)`` of each generation validated on held-out real
+    records (``validate`` rows with a value error), generation 0 at 0 hours."""
+    hours = cpu_hours_by_generation(folder) | {0: 0.0}
+    curve = []
+    for row in folder.metrics("validate"):
+        generation = int(row["generation"])
+        mse = row.get("records", {}).get("value_mse")
+        if mse is not None and generation in hours:
+            curve.append((hours[generation], float(mse)))
     return curve
 
 
@@ -185,19 +210,65 @@ def _strength(folder: RunFolder, axes: Any) -> bool:
 
 
 def _compute(folder: RunFolder, axes: Any) -> bool:
-    curve = anchor_curve(folder)
-    if not curve:
-        return False
+    return _draw_compute([folder], axes, labels=None)
+
+
+def plot_runs(folders: Sequence[RunFolder], out: Path, labels: Sequence[str] = ()) -> Path | None:
+    """Draw the ``compute.png`` curves of ``folders`` on one figure at ``out`` (each run
+    labelled by ``labels``, else by its folder's name); ``None`` when none has a measured
+    generation yet or matplotlib is missing."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return None
+    names = list(labels) or [folder.root.name for folder in folders]
+    if len(names) != len(folders):
+        raise ValueError(f"{len(folders)} runs but {len(names)} labels")
+    figure, axes = plt.subplots(1, 2, figsize=(11, 4))
+    try:
+        if not _draw_compute(folders, axes, labels=names):
+            return None
+        figure.tight_layout()
+        out.parent.mkdir(parents=True, exist_ok=True)
+        return _save(figure, out)
+    finally:
+        plt.close(figure)
+
+
+def _draw_compute(folders: Sequence[RunFolder], axes: Any, labels: Sequence[str] | None) -> bool:
+    """Elo against generation 0 (left) and the value error on real records (right) by
+    CPU-hours, one curve per run."""
     left, right = axes
-    x = [point[0] for point in curve]
-    elo = [point[1] for point in curve]
-    below = [point[1] - point[2] for point in curve]
-    above = [point[3] - point[1] for point in curve]
-    left.errorbar(x, elo, yerr=[below, above], fmt="o-", capsize=3)
+    drawn = False
+    for index, folder in enumerate(folders):
+        label = None if labels is None else labels[index]
+        curve = anchor_curve(folder)
+        if curve:
+            x = [point[0] for point in curve]
+            elo = [point[1] for point in curve]
+            below = [point[1] - point[2] for point in curve]
+            above = [point[3] - point[1] for point in curve]
+            left.errorbar(x, elo, yerr=[below, above], fmt="o-", capsize=3, label=label)
+            drawn = True
+        records = records_curve(folder)
+        if records:
+            right.plot([p[0] for p in records], [p[1] for p in records], "o-", label=label)
+    if not drawn:
+        return False
     left.axhline(0.0, linestyle="--", color="grey")
     left.set_xlabel("CPU-hours")
     left.set_title("Elo against generation 0 (95%), by compute")
-    right.set_axis_off()
+    right.set_xlabel("CPU-hours")
+    right.set_title("value MSE on held-out real records")
+    if labels is not None:
+        left.legend()
+        if right.has_data():
+            right.legend()
+    if not right.has_data():
+        right.set_axis_off()
     return True
 
 
