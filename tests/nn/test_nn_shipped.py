@@ -75,3 +75,16 @@ def test_az_plays_8x8_othello_with_the_network_self_play_improved() -> None:
     agent = make_agent("az", "othello", {"simulations": "16"}, seed=1)
     state = make("othello")
     assert state.is_legal(agent.select_move(state, Limit(playouts=16)).move)
+
+
+def test_az_plays_9x9_go_with_the_network_self_play_improved() -> None:
+    """The ``az`` default on 9x9 Go is the self-play network (``go9_b5c48_rl20.pt``, 61.4 %
+    against the supervised network it started from over 400 games counted by GNU Go; its
+    README), while ``policy`` and ``nnmcts`` keep the supervised one."""
+    from imago.nn.shipped import az_model
+
+    assert az_model("go", 9).name == "go9_b5c48_rl20.pt"
+    assert shipped_model("go", 9).name == "go9_policy_b5c48.pt"
+    agent = make_agent("az", "go", {"simulations": "16"}, seed=1, size=9)
+    state = make("go", size=9)
+    assert state.is_legal(agent.select_move(state, Limit(playouts=16)).move)

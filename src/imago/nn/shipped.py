@@ -26,6 +26,7 @@ SHIPPED_MODELS: dict[tuple[str, int], Path] = {
 
 SHIPPED_AZ_MODELS: dict[tuple[str, int], Path] = {
     ("othello", 6): DATA / "othello6_az_b4c32.pt",
+    ("go", 9): DATA / "go9_b5c48_rl20.pt",  # the 9x9 network above, improved by imago rl
     ("othello", 8): DATA / "othello8_b5c48_rl22.pt",  # the 8x8 network above, improved by imago rl
 }
 """Shipped self-play (``imago rl``) networks by ``(game, board size)``: the ``az`` agent's
@@ -88,9 +89,10 @@ def az_model(game: str, size: int) -> Path:
 
 def strongest_agent(game: str, size: int | None = None) -> str:
     """The strongest agent this installation can run for ``game`` on a ``size`` board (default:
-    the game's usual one), as an agent spec: ``alphabeta`` in 8x8 Othello; ``az`` where a
-    self-play network ships (6x6 Othello), ``nnmcts`` where a supervised one does (9x9, 13x13,
-    19x19 Go), both needing torch; else ``mcts``; the searches with two threads on a machine
+    the game's usual one), as an agent spec: ``alphabeta`` in 8x8 Othello; ``nnmcts`` in Go
+    where a network ships (9x9, 13x13, 19x19; on 9x9 the stronger of the two against GNU Go,
+    BENCHMARKS.md); ``az`` where a self-play network ships for Othello (6x6); both
+    needing torch; else ``mcts``; the searches with two threads on a machine
     with two cores or more. The default opponent of ``imago play``, the agent ``hint`` asks
     there, ``imago gtp``'s and ``imago analyze``'s agent, and the browser board's ``auto``."""
     import importlib.util
@@ -103,8 +105,8 @@ def strongest_agent(game: str, size: int | None = None) -> str:
     torch = importlib.util.find_spec("torch") is not None
     if game == "othello" and board == 8:
         return "alphabeta"
-    if (game, board) in SHIPPED_AZ_MODELS and torch:
-        return "az"
     if game == "go" and (game, board) in SHIPPED_MODELS and torch:
         return "nnmcts" + threads
+    if (game, board) in SHIPPED_AZ_MODELS and torch:
+        return "az"
     return "mcts" + threads
