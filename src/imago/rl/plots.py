@@ -181,7 +181,8 @@ def _training(folder: RunFolder, axes: Any) -> bool:
         right.plot(g, [row["holdout"]["top1"] for row in held], marker="s", label="holdout top-1")
     right.set_xlabel("generation")
     right.set_title("validation")
-    right.legend()
+    if right.has_data():
+        right.legend()
     return True
 
 
