@@ -90,6 +90,59 @@ def test_only_late_examples_take_the_exact_result() -> None:
         assert searched[i] == int(np.sign(lead))  # perfect play's result, not the search's
 
 
+def _one_game(size: int, seed: int) -> list[OthelloState]:
+    """Every position of one random game, in order, the finished one left out."""
+    rng = random.Random(seed)
+    state, positions = OthelloState(size), []
+    while not state.is_over():
+        positions.append(state)
+        state = state.play(rng.choice(state.legal_moves()))
+    return positions
+
+
+@pytest.mark.parametrize("seed", [3, 4, 5])
+def test_backup_gives_earlier_examples_the_first_solved_result(seed: int) -> None:
+    """With ``backup``, every example before the first solved one takes that position's exact
+    result, seen from its own player to move; the search's values stay the search's."""
+    size, empties = 6, 6
+    game = _one_game(size, seed)
+    first_late = next(i for i, s in enumerate(game) if np.count_nonzero(_board(s) == 0) <= empties)
+    examples = [game[1], game[2], game[first_late - 3], game[first_late], game[first_late + 1]]
+    to_play = np.array([int(s.to_play) for s in examples], dtype=np.int8)
+    truth = _minimax_lead(game[first_late])
+    for winner in (Color.BLACK, Color.WHITE):  # the game's result must not matter
+        record = FinishedGame(index=0, actions=[], winner=int(winner), score=2.0)
+        record.boards = [_board(s)[None, :] for s in examples]
+        record.values = [0.75] * len(examples)
+        exact = ExactResults(empties, size, backup=True)
+        results, margins, searched, solved = _value_targets(record, to_play, size * size, exact)
+        assert solved == 2
+        for i, state in enumerate(examples[:3]):
+            own = truth if state.to_play is game[first_late].to_play else -truth
+            assert results[i] == int(np.sign(own)), i
+            assert margins[i] == pytest.approx(own / (size * size))
+            assert searched[i] == 0.5
+        assert results[4] == int(np.sign(_minimax_lead(examples[4])))
+
+
+def test_backup_leaves_a_game_without_solved_examples_to_its_result() -> None:
+    game = _one_game(6, 7)
+    record = FinishedGame(index=0, actions=[], winner=int(Color.WHITE), score=-2.0)
+    record.boards = [_board(s)[None, :] for s in game[:3]]
+    record.values = [0.5] * 3
+    to_play = np.array([int(s.to_play) for s in game[:3]], dtype=np.int8)
+    exact = ExactResults(4, 6, backup=True)
+    results, _, _, solved = _value_targets(record, to_play, 36, exact)
+    assert solved == 0
+    assert results == [record.outcome_for(int(c)) for c in to_play]
+
+
+def test_exact_backup_is_refused_without_exact_targets() -> None:
+    with pytest.raises(ValueError, match="exact_backup needs exact_targets"):
+        LoopConfig(spec=GameSpec("othello", 8), exact_backup=True)
+    assert LoopConfig(spec=GameSpec("othello", 8), exact_targets=12, exact_backup=True)
+
+
 def test_exact_targets_are_refused_for_go_and_below_zero() -> None:
     with pytest.raises(ValueError, match="Othello"):
         LoopConfig(spec=GameSpec("go", 9), exact_targets=10)

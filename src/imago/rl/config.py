@@ -112,6 +112,11 @@ class LoopConfig:
     is its exact result, from the endgame solver, instead of the result of the game played
     from it (0: the game's result everywhere). Late positions then teach the value head what
     perfect play gives, not what a noisy self-play endgame happened to give."""
+    exact_backup: bool = False
+    """Othello, with ``exact_targets``: the positions before a game's first solved example
+    take its exact result too (the game as played to there, then perfect play), instead of
+    the game's result: the moves of a fast, noisy self-play endgame no longer decide what the
+    value head learns about the middle game. The solver's work is the same."""
     seed: int = 0
 
     def __post_init__(self) -> None:
@@ -119,6 +124,8 @@ class LoopConfig:
             raise ValueError("exact_targets must be >= 0")
         if self.exact_targets and self.spec.game != "othello":
             raise ValueError("exact_targets needs Othello (the endgame solver's game)")
+        if self.exact_backup and not self.exact_targets:
+            raise ValueError("exact_backup needs exact_targets (the positions the solver takes)")
         if self.train.records_share > 0 and not self.train_records:
             raise ValueError("train.records_share needs train_records (real records to train on)")
         validated = {Path(path).resolve() for path in self.records}

@@ -85,13 +85,16 @@ class ExactResults:
     """Exact results of late Othello positions from the endgame solver, to stand in for the
     game's result as value targets (:attr:`LoopConfig.exact_targets
     <imago.rl.config.LoopConfig.exact_targets>`): positions with at most ``empties`` empty
-    squares on a ``size`` board (8 or 6)."""
+    squares on a ``size`` board (8 or 6). With ``backup``, the positions before the game's first
+    solved position take its exact result too (:attr:`LoopConfig.exact_backup
+    <imago.rl.config.LoopConfig.exact_backup>`)."""
 
-    def __init__(self, empties: int, size: int) -> None:
+    def __init__(self, empties: int, size: int, *, backup: bool = False) -> None:
         from imago.agents.othello.endgame import EndgameSolver
 
         self.empties = empties
         self.size = size
+        self.backup = backup
         self._solver = EndgameSolver(table_bits=18)
         weights = 1 << (np.arange(size * size) // size * 8 + np.arange(size * size) % size)
         self._bits = weights.astype(np.uint64)
@@ -113,12 +116,14 @@ def _value_targets(
     record: FinishedGame, to_play: npt.NDArray[np.int8], area: int, exact: ExactResults | None
 ) -> tuple[list[int], list[float], list[float], int]:
     """Each example's result, margin and searched value (in ``[-1, 1]``) for its player to
-    move: the game's and the search's, or the exact ones where ``exact`` solves the position;
-    and how many were solved."""
+    move: the game's and the search's, or the exact ones where ``exact`` solves the position
+    (and, with ``exact.backup``, the exact result of the game's first solved example for the
+    examples before it); and how many were solved."""
     results = [record.outcome_for(int(c)) for c in to_play]
     margins = [record.margin_for(int(c), area) for c in to_play]
     searched = [2.0 * v - 1.0 for v in record.values]
     solved = 0
+    first: tuple[int, int] | None = None
     if exact is not None:
         for i, color in enumerate(to_play):
             lead = exact.lead(record.boards[i][0], int(color))
@@ -127,6 +132,13 @@ def _value_targets(
                 margins[i] = float(np.clip(lead / area, -1.0, 1.0))
                 searched[i] = float(results[i])
                 solved += 1
+                first = (i, lead) if first is None else first
+    if exact is not None and exact.backup and first is not None:
+        index, lead = first
+        for i in range(index):
+            own = lead if to_play[i] == to_play[index] else -lead
+            results[i] = int(np.sign(own))
+            margins[i] = float(np.clip(own / area, -1.0, 1.0))
     return results, margins, searched, solved
 
 
@@ -233,7 +245,8 @@ def game_sgf(info: dict[str, Any], spec: GameSpec) -> Game:
 class GameWriter:
     """Writes finished games of round ``round_`` into ``folder`` (see the module docstring);
     with ``exact_targets``, the value targets of Othello positions with at most that many
-    empty squares come from the endgame solver (:class:`ExactResults`)."""
+    empty squares come from the endgame solver (:class:`ExactResults`; with ``exact_backup``
+    also those of the positions before them)."""
 
     def __init__(
         self,
@@ -247,6 +260,7 @@ class GameWriter:
         chunk_games: int = 64,
         worker: str | None = None,
         exact_targets: int = 0,
+        exact_backup: bool = False,
     ) -> None:
         self.folder = folder
         self.round = round_
@@ -256,7 +270,9 @@ class GameWriter:
         self.holdout_fraction = holdout_fraction
         self.chunk_games = chunk_games
         self.worker = worker or worker_name()
-        self.exact = ExactResults(exact_targets, spec.size) if exact_targets else None
+        self.exact = (
+            ExactResults(exact_targets, spec.size, backup=exact_backup) if exact_targets else None
+        )
         self._pending: dict[bool, list[Path]] = {False: [], True: []}
         self._chunks = 0
         self.written = 0

@@ -193,6 +193,7 @@ def self_play(
             chunk_games=chunk_games,
             worker=name,
             exact_targets=config.exact_targets,
+            exact_backup=config.exact_backup,
         )
         if follow:
             wanted = config.selfplay.parallel

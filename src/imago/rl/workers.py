@@ -336,6 +336,7 @@ class SelfPlayPool:
                 chunk_games=self.chunk_games,
                 worker=slot.name,
                 exact_targets=self.config.exact_targets,
+                exact_backup=self.config.exact_backup,
             )
             self._writers[slot.name] = writer
         return writer
