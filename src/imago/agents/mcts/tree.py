@@ -96,7 +96,9 @@ class Tree:
             if root >= 0:
                 n, e = kt.subtree_size(int(root), self.ni, self.ei)
                 nodes, edges = nodes + n, edges + e
-        capacity = max(4096, 2 * nodes)
+        # The next search needs about the room this one grew to: start there rather than grow
+        # (copying the whole pool each time) again during it.
+        capacity = max(4096, 2 * nodes, len(self.nf))
         fresh = Tree(self.num_actions, capacity, len(wanted))
         fresh.ensure_room(2, edges + 2 * self.num_actions)
         ok = kt.copy_subtrees(
