@@ -165,3 +165,28 @@ def test_gnugo_plays_a_legal_game_as_an_agent(gnugo: str) -> None:
         assert score is not None and score.winner is Color.WHITE
     finally:
         agent.close()
+
+
+def test_a_program_run_from_its_own_folder_with_cwd(tmp_path: Path) -> None:
+    """``cwd`` starts the program in its folder (as Pachi must be): a command relative to that
+    folder starts there and nowhere else."""
+    from imago.agents.base import AgentError
+
+    script = tmp_path / "engine"
+    script.write_text(f'#!/bin/sh\nexec {fake_command()} "$@"\n')
+    script.chmod(0o755)
+    agent = GtpAgent(GtpOptions(command="./engine", cwd=str(tmp_path)))
+    try:
+        agent.prepare("go", 9)
+        state = go("E5")
+        assert state.is_legal(agent.select_move(state, Limit()).move)
+    finally:
+        agent.close()
+    elsewhere = GtpAgent(GtpOptions(command="./engine"))
+    with pytest.raises(AgentError, match="path"):
+        elsewhere.prepare("go", 9)
+
+
+def test_a_cwd_that_is_no_folder_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="is not a folder"):
+        GtpAgent(GtpOptions(command="gnugo --mode gtp", cwd=str(tmp_path / "missing")))

@@ -56,6 +56,9 @@ class GtpOptions:
     or the game clock of a match with a time control (see :meth:`GtpAgent.set_clock`)."""
     stderr: str = ""
     """A file to append the program's standard error to (default: discarded)."""
+    cwd: str = ""
+    """The folder to start the program in (default: the current one). Some programs read
+    their data files from their own folder: Pachi, for one, is run from where it was built."""
 
 
 @dataclass
@@ -79,6 +82,8 @@ class GtpAgent(Agent):
         if options.notation not in ("auto", "gtp", "othello"):
             raise ValueError(f"notation must be auto, gtp or othello, not {options.notation!r}")
         shlex.split(options.command)  # a bad quote is reported now, not at the first move
+        if options.cwd and not Path(options.cwd).is_dir():
+            raise ValueError(f"cwd={options.cwd!r} is not a folder")
         self.options = options
         self.engine: GtpEngine | None = None
         self._sync: _Sync | None = None
@@ -106,7 +111,10 @@ class GtpAgent(Agent):
                 self._stderr = Path(self.options.stderr).open("ab")  # noqa: SIM115 - kept open
             stderr = self._stderr
         self.engine = GtpEngine.popen(
-            self.options.command, timeout=self.options.timeout, stderr=stderr
+            self.options.command,
+            timeout=self.options.timeout,
+            cwd=self.options.cwd or None,
+            stderr=stderr,
         )
         return self.engine
 
