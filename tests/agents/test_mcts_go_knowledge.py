@@ -305,3 +305,56 @@ def test_a_game_ending_pass_needs_a_settled_position(diagram: str, komi: float, 
     assert result.candidates[0].move.is_pass  # the search itself likes passing in both
     assert result.move.is_pass == ends
     assert ends or position.is_legal(result.move)
+
+
+# Black's wall (row 5) and White's (row 4) split the board; White's lone stone at G8 is dead in
+# Black's area. Tromp-Taylor gives White the game (the top region touches a white stone, so it
+# is nobody's: Black 9, White 37 + 7); a referee takes G8 off: Black 45, White 36 + 7, B+2.
+_DEAD_STONE = """
+    . . . . . . . . .
+    . . . . . . O . .
+    . . . . . . . . .
+    . . . . . . . . .
+    X X X X X X X X X
+    O O O O O O O O O
+    . . . . . . . . .
+    . . . . . . . . .
+    . . . . . . . . .
+    """
+
+
+@pytest.mark.parametrize(
+    ("to_play", "counted_pass", "passes"),
+    [
+        (Color.BLACK, True, True),  # the referee's count has Black winning: pass
+        (Color.WHITE, True, False),  # ... and White losing: play on (and take G8 off)
+        (Color.WHITE, False, True),  # the rule switched off: the search's pass stands
+    ],
+)
+def test_a_pass_needs_the_referees_count_to_win(
+    to_play: Color, counted_pass: bool, passes: bool
+) -> None:
+    from dataclasses import replace
+
+    from imago.agents.base import Candidate, SearchResult
+    from imago.games.go.scoring import area_counts, count
+
+    rules = GoRules.preset("chinese").with_komi(7.0)
+    position = GoPosition.from_diagram(_DEAD_STONE, to_play=to_play, rules=rules)
+    black, white = area_counts(position)
+    assert black + 0 < white + 7  # Tromp-Taylor: White wins
+    assert count(position).outcome.winner is Color.BLACK  # the referee: Black wins
+    agent = make_agent("mcts", "go", {}, seed=3)
+    agent.config = replace(agent.config, counted_pass=counted_pass)  # type: ignore[attr-defined]
+    other = position.parse_move("C8" if to_play is Color.BLACK else "E2")
+    searched = SearchResult(
+        Move.PASS,
+        winrate=0.97,
+        candidates=(
+            Candidate(Move.PASS, 900, 0.97, 0.5, 0.94, (Move.PASS,)),
+            Candidate(other, 100, 0.90, 0.1, 0.8, (other,)),
+        ),
+    )
+    played = agent._settled(position, searched)  # type: ignore[attr-defined]
+    assert played.move.is_pass == passes
+    assert passes or played.move == other

@@ -65,6 +65,9 @@ class AZOptions:
     device: str = "auto"
     nn_threads: int = 1
     """CPU threads of one network call."""
+    counted_pass: bool = True
+    """Go: pass only when the position counted as a referee would (dead stones off) is not a
+    loss (:attr:`imago.agents.mcts.config.MCTSConfig.counted_pass`)."""
 
 
 class AZAgent(SearchAgent):
@@ -89,6 +92,7 @@ class AZAgent(SearchAgent):
             resign_threshold=options.resign,
             dirichlet_alpha=options.dirichlet_alpha,
             resign_min_visits=min(200, options.simulations),
+            counted_pass=options.counted_pass,
         )
         super().__init__(config, rng, simulations=options.simulations, reuse=options.reuse)
 

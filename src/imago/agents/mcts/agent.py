@@ -312,7 +312,12 @@ class SearchAgent(Agent):
 
     def _settled(self, state: GameState, result: SearchResult) -> SearchResult:
         """``result``, or its most visited move other than pass when passing would end the game
-        and the search is unsure of its outcome (``MCTSConfig.settled_pass``)."""
+        and the search is unsure of its outcome (``MCTSConfig.settled_pass``), or when the
+        position counted now is a loss for the player passing (``MCTSConfig.counted_pass``)."""
+        if result.move.is_pass and self.config.counted_pass and _counted_loss(state):
+            others = [c for c in result.candidates if not c.move.is_pass and c.visits > 0]
+            if others:
+                return _instead(result, others[0])
         certain = self.config.settled_pass
         if (
             not result.move.is_pass
@@ -329,15 +334,7 @@ class SearchAgent(Agent):
         ]
         if not others:
             return result
-        move = others[0]
-        return replace(
-            result,
-            move=move.move,
-            winrate=move.winrate,
-            value=move.value,
-            pv=move.pv,
-            depth=len(move.pv),
-        )
+        return _instead(result, others[0])
 
 
 def _shares(playouts: int | None, threads: int) -> list[int | None]:
@@ -465,3 +462,26 @@ def _make_mcts(options: MCTSOptions, rng: np.random.Generator) -> Agent:
 
 
 __all__ = ["PUCT", "MCTSAgent", "MCTSOptions", "SearchAgent", "playout_config"]
+
+
+def _instead(result: SearchResult, candidate: Candidate) -> SearchResult:
+    """``result`` with ``candidate``'s move (and its figures) played instead."""
+    return replace(
+        result,
+        move=candidate.move,
+        winrate=candidate.winrate,
+        value=candidate.value,
+        pv=candidate.pv,
+        depth=len(candidate.pv),
+    )
+
+
+def _counted_loss(state: GameState) -> bool:
+    """Go: whether ``state`` counted now as a referee would (:func:`imago.games.go.scoring.count`)
+    is a loss for its player to move; False for other games."""
+    from imago.games.go.position import GoPosition
+    from imago.games.go.scoring import count
+
+    if not isinstance(state, GoPosition):
+        return False
+    return count(state).outcome.winner is state.to_play.opponent

@@ -55,6 +55,15 @@ class MCTSConfig:
     than being counted while a group's status is open."""
     settled_pass_margin: float = 0.15
     """How much lower than the pass's win rate the move played instead may score."""
+    counted_pass: bool = True
+    """Go: pass only when the position, counted now as a referee counts a finished game (dead
+    stones off the board: :func:`imago.games.go.scoring.count`, which agrees with GNU Go's
+    ``final_score``), is not a loss for the player passing; otherwise play the most visited
+    other move. A search values a game ended by passes with its own count, and a network
+    trained on Tromp-Taylor self-play can believe stones alive that the referee will take
+    off: against a program that passes as soon as it is ahead (GNU Go), such a pass loses a
+    won-looking game by a few points. Under area scoring a move in one's own area costs
+    nothing, so playing on costs no points while the count says the pass would lose."""
     virtual_loss: float = 1.0
     """Visits counted as lost for a simulation in flight (batched leaf evaluation)."""
     max_playout_moves: int = 1000
