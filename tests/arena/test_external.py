@@ -183,7 +183,7 @@ def test_a_program_run_from_its_own_folder_with_cwd(tmp_path: Path) -> None:
     finally:
         agent.close()
     elsewhere = GtpAgent(GtpOptions(command="./engine"))
-    with pytest.raises(AgentError, match="path"):
+    with pytest.raises(AgentError, match="cwd=FOLDER"):  # the error says what to do
         elsewhere.prepare("go", 9)
 
 

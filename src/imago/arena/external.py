@@ -138,7 +138,8 @@ class GtpAgent(Agent):
                 ) from None
             raise AgentError(
                 f"{error.message}; check the program's path and command line "
-                '(gtp:command="gnugo --mode gtp")'
+                '(gtp:command="gnugo --mode gtp"), or give cwd=FOLDER for a program that '
+                "must run from its own folder (Pachi)"
             ) from None
         self._sync = None  # boardsize clears the program's board
 

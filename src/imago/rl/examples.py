@@ -132,7 +132,8 @@ def _value_targets(
                 margins[i] = float(np.clip(lead / area, -1.0, 1.0))
                 searched[i] = float(results[i])
                 solved += 1
-                first = (i, lead) if first is None else first
+                if first is None:
+                    first = (i, lead)
     if exact is not None and exact.backup and first is not None:
         index, lead = first
         for i in range(index):
