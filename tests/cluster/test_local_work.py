@@ -20,6 +20,7 @@ from work import SCHEDULE, SETTINGS, folder_games, new_run, selfplay_config
 from work import run_games as selfplay_games
 
 from imago.rl.folder import read_infos
+from imago.rl.stages import ComputeClock, worker_cpu
 from imago.rl.workers import SelfPlayPool
 
 
@@ -87,6 +88,24 @@ def test_selfplay_on_processes_plays_the_games_of_one_process_and_survives_a_kil
     assert [row["worker"] for row in folder.metrics("worker_lost")] == [
         n for n in ("Kw0", "Kw1") if n not in pool.names()
     ]
+
+
+@pytest.mark.slow
+def test_the_compute_clock_counts_the_cpu_of_worker_processes_still_running(
+    tmp_path: Path,
+) -> None:
+    folder = new_run(tmp_path / "run")
+    with InlineExecutor() as inline:  # inline workers are this process: counted once already
+        assert worker_cpu(SelfPlayPool(inline, folder, selfplay_config(), 1, name="I")) is None
+    with ProcessExecutor(2) as executor:
+        pool = SelfPlayPool(executor, folder, selfplay_config(), 2, name="C", step_games=2)
+        counted, own = ComputeClock(folder, worker_cpu(pool)), ComputeClock(folder)
+        pool.play(games=100)
+        workers = pool.cpu_seconds()
+        with_workers, without = counted.log(1)["cpu_s"], own.log(1)["cpu_s"]
+        pool.close()
+    assert workers > 0.5  # the workers, alive, did the playing ...
+    assert with_workers == pytest.approx(without + workers, abs=0.15)  # ... and are counted
 
 
 @pytest.mark.slow

@@ -179,7 +179,9 @@ class RayExecutor(Executor):
         self._refs: dict[concurrent.futures.Future[Any], Any] = {}
         self._lock = threading.Lock()
         self._remote = ray.remote(_located)
-        self._task = self._remote.options(num_cpus=1, max_retries=0)
+        # spread over the nodes (Ray's default packs the driver's node first, and a node
+        # slow to start its workers could be left without games)
+        self._task = self._remote.options(num_cpus=1, max_retries=0, scheduling_strategy="SPREAD")
         self._host_class = ray.remote(_Host)
         self._host = self._host_class.options(num_cpus=1, max_restarts=0, max_task_retries=0)
         self._actors: list[_RayActor] = []

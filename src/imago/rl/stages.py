@@ -593,7 +593,7 @@ def loop(
     from imago.rl.validate import validate
 
     halt = Deadline(None if hours is None else time.time() + 3600 * hours, stop)
-    clock = ComputeClock(folder)
+    clock = ComputeClock(folder, worker_cpu(pool))
     latest = bootstrap(folder, config, report)
     if selfplay:
         merged = merge_leftovers(folder, latest, config.spec)
@@ -675,18 +675,24 @@ def _write_checkpoint(folder: RunFolder, target: Path, report: Report) -> None:
 
 class ComputeClock:
     """Logs the compute each generation took (``compute`` rows of ``metrics.jsonl``: CPU and
-    wall seconds of this process and its finished children, the machine), so that a run
-    continued on many machines adds up its CPU-hours (:func:`compute_used`)."""
+    wall seconds, the machine), so that a run continued on many machines adds up its
+    CPU-hours (:func:`compute_used`). The CPU is this process's and its finished children's,
+    plus ``elsewhere()``: what the process cannot see of its own, the CPU of self-play workers
+    still running (see :func:`worker_cpu`)."""
 
-    def __init__(self, folder: RunFolder) -> None:
+    def __init__(self, folder: RunFolder, elsewhere: Callable[[], float] | None = None) -> None:
         self.folder = folder
-        self._cpu = _cpu_seconds()
+        self.elsewhere = elsewhere
+        self._cpu = self._cpu_seconds()
         self._wall = time.time()
+
+    def _cpu_seconds(self) -> float:
+        return _cpu_seconds() + (self.elsewhere() if self.elsewhere is not None else 0.0)
 
     def log(self, generation: int) -> dict[str, Any]:
         import socket
 
-        cpu, wall = _cpu_seconds(), time.time()
+        cpu, wall = self._cpu_seconds(), time.time()
         row = self.folder.log(
             "compute",
             generation=generation,
@@ -698,6 +704,17 @@ class ComputeClock:
         )
         self._cpu, self._wall = cpu, wall
         return row
+
+
+def worker_cpu(pool: Any) -> Callable[[], float] | None:
+    """The CPU seconds a self-play pool's live workers have spent playing, where this
+    process's own resource usage misses them (``None`` where it does not): worker processes
+    are counted there only once they have ended, Ray actors never. A worker that has ended
+    leaves the pool's sum as its process's CPU enters this process's children's."""
+    if pool is None or pool.executor.kind == "inline":  # inline workers are this process
+        return None
+    cpu_seconds: Callable[[], float] = pool.cpu_seconds
+    return cpu_seconds
 
 
 def compute_used(folder: RunFolder) -> dict[str, float]:
