@@ -80,3 +80,153 @@ def test_az_plays_with_the_int8_copy(exports: tuple[Path, Path]) -> None:
     state = make("othello", size=8)
     move = agent.select_move(state, Limit(playouts=32)).move
     assert state.is_legal(move)
+
+
+# -- the shipped int8 copies, az's precision option, and imago train export --int8 ----------------
+
+SHIPPED_COPIES = [("othello", 8), ("go", 9)]
+
+
+def _go_positions(count: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """``legal4`` planes and legal masks of 9x9 positions after random moves (no passes)."""
+    features = feature_set("legal4")
+    rng = np.random.default_rng(seed)
+    states: list[GameState] = []
+    while len(states) < count:
+        state = make("go", size=9)
+        for _ in range(int(rng.integers(0, 60))):
+            moves = [m for m in state.legal_moves() if not m.is_pass]
+            if not moves:
+                break
+            state = state.play(moves[int(rng.integers(len(moves)))])
+        states.append(state)
+    planes = features.encode_states(states).astype(np.float32)
+    return planes, np.stack([state.legal_mask() for state in states])
+
+
+@pytest.mark.parametrize(("game", "size"), SHIPPED_COPIES)
+def test_the_shipped_int8_copy_is_a_copy_of_the_shipped_az_network(game: str, size: int) -> None:
+    """Each shipped ``MODEL.int8.onnx`` follows its own network: the same most likely move on
+    most positions and values within a few hundredths (another network of the same shape
+    would fail the second)."""
+    from imago.nn.shipped import az_model
+
+    model = az_model(game, size)
+    copy = model.with_suffix(".int8.onnx")
+    planes, legal = _positions(200, seed=7) if game == "othello" else _go_positions(200, seed=7)
+    outputs = {}
+    for name, onnx_file in (("fp32", None), ("int8", copy)):
+        session = onnx_session(model, size=size, onnx_file=onnx_file)
+        assert session is not None
+        policy, value = session.run(None, {"planes": planes})
+        outputs[name] = (masked_softmax(policy, legal).argmax(axis=1), value.reshape(-1))
+    assert np.mean(outputs["fp32"][0] == outputs["int8"][0]) >= 0.85
+    assert np.mean(np.abs(outputs["fp32"][1] - outputs["int8"][1])) < 0.05
+    assert copy.stat().st_size < model.stat().st_size / 2
+
+
+def _values(game: str, options: dict[str, str]) -> np.ndarray:
+    """The values ``az`` with ``options`` gets from its network on a few positions."""
+    from imago.nn.az import AZAgent
+
+    agent = make_agent("az", game, options, seed=1)
+    assert isinstance(agent, AZAgent)
+    planes, legal = _positions(16, seed=3)
+    _, values = agent.evaluator.run(planes, legal)
+    agent.close()
+    return np.asarray(values)
+
+
+def test_az_runs_the_shipped_int8_copy_unless_told_float32() -> None:
+    from imago.nn.shipped import az_model
+
+    model = az_model("othello", 8)
+    planes, _ = _positions(16, seed=3)
+    expected = {}
+    for name, onnx_file in (("fp32", None), ("int8", model.with_suffix(".int8.onnx"))):
+        session = onnx_session(model, onnx_file=onnx_file)
+        assert session is not None
+        raw = session.run(None, {"planes": planes})[1].reshape(-1)
+        expected[name] = np.clip((raw.astype(np.float64) + 1) / 2, 0, 1)
+    assert not np.allclose(expected["fp32"], expected["int8"])  # the two can be told apart
+    np.testing.assert_allclose(_values("othello", {}), expected["int8"], atol=1e-6)
+    np.testing.assert_allclose(
+        _values("othello", {"precision": "int8"}), expected["int8"], atol=1e-6
+    )
+    np.testing.assert_allclose(
+        _values("othello", {"precision": "fp32"}), expected["fp32"], atol=1e-6
+    )
+
+
+def test_a_given_model_plays_float32_unless_its_int8_copy_is_asked_for(tmp_path: Path) -> None:
+    import os
+    import shutil
+
+    from imago.agents import AgentError
+    from imago.nn.export import quantize_model
+
+    model = tmp_path / "model.pt"
+    shutil.copy(shipped_model("othello", 8), model)
+    with pytest.raises(AgentError, match=r"no int8 copy of .* imago train export"):
+        make_agent("az", "othello", {"model": str(model), "precision": "int8"})
+    calibration, _ = _positions(64, seed=1)
+    copy = quantize_model(model, tmp_path / "model.int8.onnx", calibration)
+    given = {"model": str(model)}
+    int8 = _values("othello", {**given, "precision": "int8"})
+    assert not np.allclose(_values("othello", given), int8)  # auto: a given model in float32
+    later = copy.stat().st_mtime + 10
+    os.utime(model, (later, later))  # the model changed after its copy was made
+    with pytest.raises(AgentError, match="older than"):
+        make_agent("az", "othello", {**given, "precision": "int8"})
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"precision": "int4"}, "precision must be one of auto, fp32, int8"),
+        ({"precision": "int8", "onnx": "x.onnx"}, "without onnx="),
+        ({"precision": "int8", "backend": "torch"}, "without onnx= and backend=torch"),
+    ],
+)
+def test_a_precision_az_cannot_run_is_refused(options: dict[str, str], message: str) -> None:
+    from imago.agents import AgentError
+
+    with pytest.raises(AgentError, match=message):
+        make_agent("az", "othello", options)
+
+
+def test_train_export_writes_an_int8_copy_calibrated_on_a_dataset(
+    data_dir: Path, tmp_path: Path
+) -> None:
+    from typer.testing import CliRunner
+
+    from imago.cli.app import app
+    from imago.train.build import BuildConfig, GameFilter, build_dataset
+
+    config = BuildConfig("othello", 8, "legal4", filter=GameFilter(min_moves=1))
+    build_dataset([data_dir / "wthor" / "WTH_1977.wtb"], tmp_path / "ds", config)
+    model, out = shipped_model("othello", 8), tmp_path / "m.int8.onnx"
+    args = ["train", "export", str(model), "--int8", str(out), "--calibration"]
+    result = CliRunner().invoke(app, [*args, str(tmp_path / "ds"), "--positions", "100"])
+    assert result.exit_code == 0, result.output
+    assert "calibrated on 100 positions" in result.output
+    assert onnx_session(model, onnx_file=out) is not None  # an export of that network
+
+    sgf = tmp_path / "game.sgf"
+    sgf.write_text("(;GM[1]SZ[9]KM[7]RE[B+R];B[ee];W[ce];B[gc];W[dc];B[cg];W[ge])")
+    built = CliRunner().invoke(
+        app, ["train", "dataset", str(sgf), "--game", "go", "--size", "9", "--min-moves", "1",
+              "--out", str(tmp_path / "go")],
+    )  # fmt: skip
+    assert built.exit_code == 0, built.output
+    for data, message in (
+        (tmp_path / "go", "holds 9x9 go positions"),
+        (tmp_path / "no", "no dataset at"),
+    ):
+        export = ["train", "export", str(model), "--int8", str(tmp_path / "w.onnx")]
+        wrong = CliRunner().invoke(app, [*export, "--calibration", str(data)])
+        assert wrong.exit_code != 0 and message in " ".join(wrong.output.split())
+    alone = CliRunner().invoke(app, ["train", "export", str(model), "--int8", str(out) + "x"])
+    assert alone.exit_code != 0 and "go together" in alone.output
+    # nothing written by the refused exports
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ds", "game.sgf", "go", "m.int8.onnx"]

@@ -420,26 +420,69 @@ def export(
     half: Path | None = typer.Option(
         None, "--half", help="A model file to write with float16 weights (half the size)."
     ),
+    int8: Path | None = typer.Option(
+        None,
+        "--int8",
+        help="An int8 copy of the ONNX export to write (MODEL.int8.onnx beside the model: what "
+        "az:precision=int8 runs), calibrated on positions of --calibration.",
+    ),
+    calibration: Path | None = typer.Option(
+        None,
+        "--calibration",
+        help="With --int8: a dataset (imago train dataset) of the model's game, board and "
+        "features, whose training positions set the int8 ranges.",
+    ),
+    positions: int = typer.Option(512, "--positions", help="Calibration positions drawn."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the calibration sample."),
 ) -> None:
-    """Export a model to ONNX (input "planes"; outputs "policy" logits and "value") and/or
-    as a float16 copy for shipping (it loads like any model)."""
-    if onnx is None and half is None:
-        raise fail("say what to write: --onnx FILE.onnx and/or --half FILE.pt")
+    """Export a model to ONNX (input "planes"; outputs "policy" logits and "value"), as a
+    float16 copy for shipping (it loads like any model), and/or as an int8 copy for fast CPU
+    inference."""
+    if onnx is None and half is None and int8 is None:
+        raise fail("say what to write: --onnx FILE.onnx, --half FILE.pt and/or --int8 FILE.onnx")
+    if (int8 is None) != (calibration is None):
+        raise fail("--int8 FILE and --calibration DATASET go together")
     try:
+        from imago.nn.dataset import DatasetError
         from imago.nn.export import export_onnx
         from imago.nn.models import ModelError
         from imago.nn.store import save_half
     except ImportError as error:
         raise fail(f"export needs the nn extra: {error}") from None
     try:
+        planes = None if calibration is None else _calibration(model, calibration, positions, seed)
         if half is not None:
             save_half(model, half)
             console.print(f"wrote {half} (float16 weights)")
         if onnx is not None:
             export_onnx(model, onnx)
             console.print(f"wrote {onnx}")
-    except (ModelError, ImportError) as error:
+        if int8 is not None and planes is not None:
+            from imago.nn.export import quantize_model
+
+            quantize_model(model, int8, planes)
+            console.print(f"wrote {int8} (int8, calibrated on {len(planes)} positions)")
+    except (ModelError, DatasetError, ImportError) as error:
         raise fail(str(error)) from None
+
+
+def _calibration(model: Path, data: Path, positions: int, seed: int) -> Any:
+    """``positions`` feature planes drawn from the dataset ``data``, checked to be of the
+    model's game, board and feature set (a :class:`DatasetError` saying which differs)."""
+    from imago.nn.dataset import Dataset, DatasetError
+    from imago.nn.store import load_model
+
+    spec = load_model(model).spec
+    dataset = Dataset.open(data)
+    theirs = (dataset.game, dataset.size, dataset.features)
+    if theirs != (spec.game, spec.size, spec.features):
+        raise DatasetError(
+            f"{data} holds {dataset.size}x{dataset.size} {dataset.game} positions with "
+            f"{dataset.features} features; {model} reads {spec.size}x{spec.size} {spec.game} "
+            f"with {spec.features}: build one with imago train dataset --game {spec.game} "
+            f"--size {spec.size} --features {spec.features}"
+        )
+    return dataset.sample_planes(positions, seed)
 
 
 def _wthor_sources(wthor: Path) -> list[Path]:

@@ -238,6 +238,17 @@ class Dataset:
         """Unpack stored rows into training arrays."""
         return unpack(arrays, self.planes, self.size)
 
+    def sample_planes(self, count: int, seed: int = 0) -> npt.NDArray[np.float32]:
+        """The feature planes of ``count`` positions drawn at random (without repeats, seeded)
+        from the training split (all of them when it has fewer): a sample of the positions a
+        network meets, to calibrate an int8 copy on (:func:`imago.nn.export.quantize_model`)."""
+        if count < 1:
+            raise DatasetError(f"sample at least one position, not {count}")
+        arrays = self.load("train")
+        rng = np.random.default_rng(seed)
+        rows = np.sort(rng.choice(len(arrays), min(count, len(arrays)), replace=False))
+        return self.unpack(arrays.take(rows)).planes
+
 
 def unpack(arrays: ShardArrays, planes: int, size: int) -> Batch:
     """Unpack stored rows of ``planes`` feature planes on a ``size`` board."""

@@ -136,6 +136,27 @@ def quantize_onnx(
     return target
 
 
+def quantize_model(
+    model_path: str | Path, out: str | Path, calibration: npt.NDArray[np.float32]
+) -> Path:
+    """Write an int8 copy of the model at ``model_path`` to ``out`` (atomically): its ONNX
+    export quantized by :func:`quantize_onnx` on ``calibration``, feature planes of positions
+    of the model's game, board and feature set (:meth:`imago.nn.dataset.Dataset.sample_planes`).
+    The ``az`` agent runs it with ``precision=int8`` when it lies beside the model as
+    ``MODEL.int8.onnx``."""
+    spec = load_model(model_path).spec
+    expected = (spec.feature_set.planes, spec.size, spec.size)
+    if calibration.ndim != 4 or calibration.shape[1:] != expected:
+        raise ModelError(
+            f"the calibration positions have planes of shape {calibration.shape[1:]}, "
+            f"not {expected} as {model_path} reads them ({spec.features} features, "
+            f"{spec.size}x{spec.size})"
+        )
+    with tempfile.TemporaryDirectory() as folder:
+        exported = export_onnx(model_path, Path(folder) / "model.onnx")
+        return quantize_onnx(exported, out, calibration)
+
+
 def onnx_session(
     model_path: str | Path,
     threads: int = 1,
