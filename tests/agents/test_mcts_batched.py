@@ -12,6 +12,7 @@ from imago.agents.mcts import (
     Gumbel,
     LeafBatch,
     MCTSConfig,
+    MixedEvaluator,
     UniformEvaluator,
     halving_schedule,
     search_game,
@@ -181,3 +182,80 @@ def test_a_finished_game_in_the_tree_is_scored_not_evaluated() -> None:
         )
     )
     assert wins[25] == 1.0  # Black wins the count
+
+
+# -- a network's values mixed with playouts (AlphaGo's mixing) -----------------------------------
+
+
+class _Constant:
+    """A fake network: uniform priors over the legal moves, the same value everywhere."""
+
+    history = 1
+    needs_states = False
+    score_weight = 0.0
+
+    def __init__(self, value: float) -> None:
+        self.value = value
+
+    def evaluate(self, leaves: LeafBatch, count: int) -> Evaluation:
+        priors = leaves.legal[:count].astype(np.float64)
+        priors /= priors.sum(axis=1, keepdims=True)
+        return Evaluation(np.full(count, self.value), priors)
+
+
+@pytest.mark.parametrize(
+    ("network", "playout", "mix", "value"),
+    [
+        (0.2, 1.0, 0.25, 0.4),  # a quarter of the playout's win, three quarters the network's 0.2
+        (0.2, 0.0, 0.5, 0.1),
+        (0.9, 0.5, 1.0, 0.5),  # the playouts alone
+    ],
+)
+def test_a_mixed_value_weighs_the_network_and_the_playout(
+    network: float, playout: float, mix: float, value: float
+) -> None:
+    leaves = LeafBatch("go", 5, 1, 3, 8, state_shape=(4,), with_states=True)
+    leaves.legal[:] = True
+    leaves.play_out = lambda count, out: out.__setitem__(slice(0, count), playout)
+    inner = _Constant(network)
+    evaluation = MixedEvaluator(inner, mix).evaluate(leaves, 3)
+    assert evaluation.values == pytest.approx([value] * 3)
+    assert evaluation.priors == pytest.approx(inner.evaluate(leaves, 3).priors)
+
+
+def test_a_mixed_evaluator_refuses_a_share_out_of_range_and_leaves_without_states() -> None:
+    for mix in (0.0, -0.1, 1.5):
+        with pytest.raises(ValueError, match="share"):
+            MixedEvaluator(_Constant(0.5), mix)
+    leaves = LeafBatch("go", 5, 1, 2, 8)  # no game states: nothing to play out
+    with pytest.raises(ValueError, match="game states"):
+        MixedEvaluator(_Constant(0.5), 0.5).evaluate(leaves, 2)
+
+
+def test_playouts_show_the_search_a_capture_its_network_cannot_see() -> None:
+    # Black captures four stones at d3 (action 13); a network that finds every position even
+    # gives the search no reason to prefer it; with playouts mixed in, it does
+    position = GoPosition.from_diagram(
+        """
+        . . X . .
+        . X O X .
+        X O O . .
+        . X O X .
+        . . X . .
+        """,
+        to_play=Color.BLACK,
+    )
+    chosen = {}
+    for mix in (None, 0.5):
+        batch = GoBatch.from_positions([position])
+        config = MCTSConfig(c=1.0)
+        game = search_game(batch, config, seed=1, ended="area")
+        evaluator = _Constant(0.5) if mix is None else MixedEvaluator(_Constant(0.5), mix)
+        search = MCTS(config, PUCT(), evaluator, np.random.default_rng(1))
+        tree = search.new_tree(game)
+        search.begin(tree, game, 400)
+        search.run(game, tree, 400)
+        visits = tree.ef[tree.edges(tree.root), kt.E_N]
+        chosen[mix] = (tree.actions(tree.root)[int(np.argmax(visits))], visits.max() / 400)
+    assert chosen[0.5][0] == 13 and chosen[0.5][1] > 0.2  # the capture, well ahead
+    assert chosen[None][1] < 0.1  # an even network spreads the visits over every move

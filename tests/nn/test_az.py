@@ -42,6 +42,18 @@ def test_plays_legal_moves_with_the_shipped_network(game: str, size: int) -> Non
     assert infos and infos[-1] == result
 
 
+@pytest.mark.parametrize(("game", "size"), [("go", 9), ("othello", 8)])
+def test_playouts_mixed_into_the_values_play_legal_moves(game: str, size: int) -> None:
+    agent = make_agent("az", game, {"simulations": "32", "mix": "0.5"}, seed=1)
+    state = make(game, size=size)
+    for _ in range(3):
+        result = agent.select_move(state, Limit())
+        assert state.is_legal(result.move) and result.nodes == 32
+        state = state.play(result.move)
+    with pytest.raises(AgentError, match=r"mix must be in \[0, 1\]"):
+        make_agent("az", game, {"mix": "1.5"})
+
+
 def test_gumbel_rule_and_sampling(tmp_path: Path) -> None:
     model = _model(tmp_path, "othello", 6)
     state = make("othello", size=6)

@@ -26,6 +26,7 @@ from imago.agents.mcts import (
     MCTS,
     RULES,
     MCTSConfig,
+    MixedEvaluator,
     SearchAgent,
     SearchGame,
 )
@@ -75,6 +76,9 @@ class AZOptions:
     device: str = "auto"
     nn_threads: int = 1
     """CPU threads of one network call."""
+    mix: float = 0.0
+    """The share of a playout's result in each leaf's value, the rest the network's (AlphaGo's
+    mixing, :class:`imago.agents.mcts.MixedEvaluator`; 0: the network's values alone)."""
     counted_pass: bool = True
     """Go: pass only when the position counted as a referee would (dead stones off) is not a
     loss (:attr:`imago.agents.mcts.config.MCTSConfig.counted_pass`)."""
@@ -94,6 +98,8 @@ class AZAgent(SearchAgent):
             raise ValueError("batch must be >= 1 and temperature, temperature_moves >= 0")
         if not 0 <= options.resign < 1:
             raise ValueError("resign must be in [0, 1)")
+        if not 0 <= options.mix <= 1:
+            raise ValueError("mix must be in [0, 1]")
         self.options = options
         self.board_evaluator = evaluator
         config = MCTSConfig(
@@ -120,10 +126,11 @@ class AZAgent(SearchAgent):
         return current
 
     def make_search(self) -> MCTS:
+        mix = self.options.mix
         return MCTS(
             self.config,
             RULES[self.options.rule],
-            self.board_evaluator,
+            MixedEvaluator(self.board_evaluator, mix) if mix > 0 else self.board_evaluator,
             self.rng,
             per_root=self.options.batch,
         )

@@ -33,6 +33,7 @@ from imago.agents.mcts.evaluators import (
     Evaluation,
     Evaluator,
     LeafBatch,
+    MixedEvaluator,
     RandomPlayoutEvaluator,
     UniformEvaluator,
 )
@@ -55,6 +56,7 @@ __all__ = [
     "MCTSAgent",
     "MCTSConfig",
     "MCTSOptions",
+    "MixedEvaluator",
     "OthelloSearchGame",
     "RandomPlayoutEvaluator",
     "RaveUCT",
