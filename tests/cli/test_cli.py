@@ -48,8 +48,8 @@ def test_the_default_opponent_searches_with_two_threads_on_two_cores(monkeypatch
     name, options = parse_agent_spec(spec)
     assert make_agent(name, "go", options, seed=1, size=7).options.threads == 2
     assert strongest_agent("go", 13) == strongest_agent("go", 19) == "nnmcts:threads=2"
-    # 9x9 ships a self-play network for az too, but nnmcts is the stronger search there
-    assert strongest_agent("go", 9) == "nnmcts:threads=2"
+    # 9x9 ships a self-play network: az with playouts mixed in beats nnmcts there
+    assert strongest_agent("go", 9) == "az:mix=0.5"
 
 
 def all_command_paths() -> list[list[str]]:

@@ -15,8 +15,8 @@ def analyze(
     agent: str = typer.Option(
         None,
         help="The engine: NAME[:option=value,...] (default: the strongest for the board, as "
-        "imago play chooses: nnmcts with the shipped network on 9x9, 13x13 and 19x19 Go, "
-        "alphabeta on 8x8 Othello, else mcts).",
+        "imago play chooses: az:mix=0.5 on 9x9 Go, nnmcts on 13x13 and 19x19, "
+        "alphabeta in Othello, else mcts).",
     ),
     seconds: float = typer.Option(1.0, help="Seconds of search per position."),
     playouts: int = typer.Option(None, help="Playouts per position instead of a time (MCTS)."),

@@ -18,7 +18,7 @@ def serve(
     go_engine: str = typer.Option(
         "auto",
         help="Default opponent, analysis and hint engine for Go (auto: the strongest for each "
-        "board, nnmcts with the shipped network on 9x9, 13x13 and 19x19, else mcts).",
+        "board: az:mix=0.5 on 9x9, nnmcts on 13x13 and 19x19, else mcts).",
     ),
     othello_engine: str = typer.Option(
         "auto",

@@ -80,8 +80,9 @@ class GameEngine:
     Every agent that plays the game (the engine's own, and any :meth:`add_player` seats beside
     it) decides with the rules which board sizes are allowed: a size one of them cannot play is
     refused when it is asked for (GTP ``boardsize``, a loaded record), never at a later move.
-    With ``agent_for``, the engine's agent is instead replaced by ``agent_for(size)`` for a
-    board it cannot play (``imago gtp``'s default: the strongest agent for each size).
+    With ``agent_for``, the engine's agent is instead replaced by ``agent_for(size)`` on a
+    board of another size (``imago gtp``'s default: the strongest agent for each size), and
+    kept where that fails but it can play the board itself.
     """
 
     def __init__(
@@ -179,6 +180,8 @@ class GameEngine:
         for agent in [self.agent, *self.players]:
             if agent is None:
                 continue
+            if agent is self.agent and size != self.size and self._replace_for(size):
+                continue  # the agent made for that board takes over
             try:
                 agent.prepare(self.game, size)
             except ValueError as error:
