@@ -155,7 +155,7 @@ MISTAKES: list[tuple[list[str], str]] = [
      r"no dataset at missing .*give a folder made by imago train dataset"),
     (["train", "export", "missing.pt", "--onnx", "m.onnx"], r"missing\.pt: no such file"),
     (["train", "export", "missing.pt", "--half", "h.pt"], r"missing\.pt: no such file"),
-    (["train", "export", "model.pt"], r"say what to write: --onnx FILE\.onnx and/or --half"),
+    (["train", "export", "model.pt"], r"say what to write: --onnx FILE\.onnx, --half .* --int8"),
     (["train", "patterns", "missing", "--out", "p.npz"], r"no such file or folder: missing"),
     (["bench", "startup.version", "--data-dir", "missing"],
      r"no data folder missing \(give --data-dir the shared/data folder\)"),

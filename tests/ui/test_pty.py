@@ -49,7 +49,7 @@ def test_people_play_go_to_the_end_and_a_wrong_move_changes_nothing(tmp_path: Pa
     child.expect("not a move or command here")
     child.expect("white to play> ")
     child.sendline("hint")  # two people: the strongest engine answers
-    child.expect(r"hint: (nnmcts|mcts) would play \w+")
+    child.expect(r"hint: (az|mcts) would play \w+")
     child.expect("white to play> ")
     child.sendline("pass")
     child.expect("black to play> ")
@@ -77,12 +77,12 @@ def test_quit_closes_the_interface():
 
 
 def test_the_main_job_plays_against_the_engine():
-    """The main job's default: a person (black) against the network-guided MCTS on 9x9 Go
-    (plain MCTS where torch is missing)."""
+    """The main job's default: a person (black) against imago's strongest 9x9 Go engine
+    (``az`` with playouts mixed in; plain MCTS where torch is missing)."""
     child = spawn("--seed", "2", "--move-time", "0.2")
     child.expect("black to play> ")
     child.sendline("e5")
-    child.expect(r"white \((nn)?mcts\) plays [A-HJ-T]\d")
+    child.expect(r"white \((az|mcts)\) plays [A-HJ-T]\d")
     child.expect("black to play> ")
     child.sendline("quit")
     child.expect(pexpect.EOF)
