@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import signal
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -72,14 +73,20 @@ def test_selfplay_on_processes_plays_the_games_of_one_process_and_survives_a_kil
     with ProcessExecutor(2) as executor:
         pool = SelfPlayPool(executor, folder, config, 2, name="K", step_games=1)
         killed: list[int] = []
+        finished = threading.Event()
 
-        def report(stage: str, done: float, total: float, text: str) -> None:
-            busy = executor.pids(busy=True)
-            if not killed and pool.tally.done >= 1 and busy:
-                os.kill(busy[-1], signal.SIGKILL)
-                killed.append(busy[-1])
+        def kill_a_busy_worker() -> None:  # polled, not at reports: a game may be short
+            while not killed and not finished.wait(0.005):
+                busy = executor.pids(busy=True)
+                if pool.tally.done >= 1 and busy:
+                    os.kill(busy[-1], signal.SIGKILL)
+                    killed.append(busy[-1])
 
-        pool.play(games=8, report=report)
+        watcher = threading.Thread(target=kill_a_busy_worker, daemon=True)
+        watcher.start()
+        pool.play(games=8)
+        finished.set()
+        watcher.join()
         pool.close()
     games = selfplay_games(folder)
     assert killed and pool.lost == 1
