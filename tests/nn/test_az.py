@@ -54,6 +54,24 @@ def test_playouts_mixed_into_the_values_play_legal_moves(game: str, size: int) -
         make_agent("az", game, {"mix": "1.5"})
 
 
+@pytest.mark.parametrize("mix", ["0", "0.5"])
+def test_search_threads_share_the_simulations_and_stay_deterministic(mix: str) -> None:
+    state = make("go", size=9)
+    options = {"threads": "2", "mix": mix, "reuse": "false"}
+    a, b = (make_agent("az", "go", options, seed=3).select_move(state, Limit(playouts=97))
+            for _ in range(2))  # fmt: skip
+    assert a.nodes == 97 and sum(c.visits for c in a.candidates) == 97  # 48 + 49, summed
+    assert [(c.move, c.visits, c.winrate) for c in a.candidates] == [
+        (c.move, c.visits, c.winrate) for c in b.candidates
+    ]
+    assert a.move == a.candidates[0].move and state.is_legal(a.move)
+    one = make_agent("az", "go", {"mix": mix, "reuse": "false"}, seed=3)
+    single = one.select_move(state, Limit(playouts=97))
+    assert [c.visits for c in single.candidates] != [c.visits for c in a.candidates]
+    with pytest.raises(AgentError, match="threads must be >= 1"):
+        make_agent("az", "go", {"threads": "0"})
+
+
 def test_gumbel_rule_and_sampling(tmp_path: Path) -> None:
     model = _model(tmp_path, "othello", 6)
     state = make("othello", size=6)
