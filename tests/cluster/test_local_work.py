@@ -84,9 +84,11 @@ def test_selfplay_on_processes_plays_the_games_of_one_process_and_survives_a_kil
 
         watcher = threading.Thread(target=kill_a_busy_worker, daemon=True)
         watcher.start()
-        pool.play(games=8)
-        finished.set()
-        watcher.join()
+        try:
+            pool.play(games=8)
+        finally:  # a failing pool leaves no thread polling a closed executor
+            finished.set()
+            watcher.join()
         pool.close()
     games = selfplay_games(folder)
     assert killed and pool.lost == 1

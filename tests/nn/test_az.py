@@ -60,7 +60,7 @@ def test_search_threads_share_the_simulations_and_stay_deterministic(mix: str) -
     options = {"threads": "2", "mix": mix, "reuse": "false"}
     a, b = (make_agent("az", "go", options, seed=3).select_move(state, Limit(playouts=97))
             for _ in range(2))  # fmt: skip
-    assert a.nodes == 97 and sum(c.visits for c in a.candidates) == 97  # 48 + 49, summed
+    assert a.nodes == 97 and sum(c.visits for c in a.candidates) == 97  # 49 + 48, summed
     assert [(c.move, c.visits, c.winrate) for c in a.candidates] == [
         (c.move, c.visits, c.winrate) for c in b.candidates
     ]

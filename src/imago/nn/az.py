@@ -79,9 +79,9 @@ class AZOptions:
     threads: int = 1
     """Search threads (root parallelisation, as ``mcts``'s ``threads``: each thread grows its
     own tree, its network calls and playouts run without the GIL, the root statistics are
-    summed). With ``mix`` on 9x9 Go two threads run 1.7x the simulations of
-    ``nn_threads=2``, yet the two half-deep trees play no better than the one (43.5 % over
-    100 games at 0.25 s a move, BENCHMARKS.md)."""
+    summed). With ``mix`` on 9x9 Go two threads run 1.5x the simulations of
+    ``nn_threads=2`` (3,698 against 2,401 a move at 0.25 s), yet the two half-deep trees play
+    no better than the one (43.5 % over 100 games; BENCHMARKS.md)."""
     mix: float = 0.0
     """The share of a playout's result in each leaf's value, the rest the network's (AlphaGo's
     mixing, :class:`imago.agents.mcts.MixedEvaluator`; 0: the network's values alone)."""
