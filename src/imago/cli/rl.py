@@ -510,7 +510,11 @@ def gather(run: Path = RUN) -> None:
         raise fail(f"{run} has no network yet: run `imago rl bootstrap {run}`")
     files = window(folder, config, latest)
     positions = sum(len(read_shard(p)) for p in files)
-    console.print(f"window of round {latest}: {len(files)} files, {positions:,} positions")
+    rounds = config.window(latest)
+    console.print(
+        f"window of round {latest}: rounds {rounds[-1]}-{rounds[0]}, {len(files)} files, "
+        f"{positions:,} positions"
+    )
     for path in files:
         console.print(f"  {path.relative_to(folder.root)}")
 

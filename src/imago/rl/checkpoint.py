@@ -98,7 +98,7 @@ def write(folder: RunFolder, target: str | Path) -> CheckpointSummary:
     if latest is None or best is None:
         raise CheckpointError(f"{folder.root} has no network yet: nothing to checkpoint")
     features = _features_of(folder.model_path(best))
-    rounds = tuple(range(max(0, latest - config.window_rounds + 1), latest + 1))
+    rounds = tuple(sorted(config.window(latest)))
     target = Path(target)
     check_target(folder, target)
     target.parent.mkdir(parents=True, exist_ok=True)

@@ -67,9 +67,23 @@ class LoopConfig:
     """Self-play games between two trainings."""
     holdout_fraction: float = 0.05
     window_rounds: int = 5
-    """Train on the examples of this many most recent rounds ..."""
+    """Train on the examples of this many most recent rounds (with ``window_growth``, the
+    most) ..."""
     window_positions: int = 500_000
     """... at most this many positions."""
+    window_growth: float = 0.0
+    """Above 0: the window grows with the run, as KataGo's does (Wu 2019, section 5.1; its
+    ``shuffle.py``): ``window_start`` rounds while the run is young, then
+    ``start * (1 + growth * ((rounds / start) ** exponent - 1) / exponent)`` of the
+    ``rounds`` played so far (KataGo's 0.4 and 0.75, counted in rounds of
+    ``games_per_round`` games where KataGo counts positions), at most ``window_rounds``. Early
+    networks are weak and their games soon outdated; later ones change less from one
+    generation to the next, so a longer history is worth keeping. 0: a fixed window."""
+    window_start: int = 4
+    """... the rounds it starts from (KataGo's ``c``, there 250,000 positions)."""
+    window_exponent: float = 0.75
+    """... how fast it grows (KataGo's ``alpha``: 1 keeps the share ``growth`` of every new
+    round, lower tapers off)."""
     train: StepsConfig = field(default_factory=StepsConfig)
     selfplay: SelfPlayConfig = field(default_factory=SelfPlayConfig)
     evaluation: EvalConfig = field(default_factory=EvalConfig)
@@ -120,6 +134,12 @@ class LoopConfig:
     seed: int = 0
 
     def __post_init__(self) -> None:
+        if self.window_rounds < 1 or self.window_start < 1:
+            raise ValueError("window_rounds and window_start must be >= 1")
+        if self.window_growth < 0:
+            raise ValueError(f"window_growth must be >= 0 (got {self.window_growth})")
+        if not 0.0 < self.window_exponent <= 1.0:
+            raise ValueError(f"window_exponent must be above 0, at most 1 ({self.window_exponent})")
         if self.exact_targets < 0:
             raise ValueError("exact_targets must be >= 0")
         if self.exact_targets and self.spec.game != "othello":
@@ -139,6 +159,23 @@ class LoopConfig:
             raise ValueError(f"nn_precision is fp32 or int8, not {self.nn_precision!r}")
         if self.train_records_games < 1:
             raise ValueError("train_records_games must be >= 1")
+
+    def window_size(self, round_: int) -> int:
+        """The rounds in the training window that ends at ``round_`` (rounds count from 0)."""
+        played = max(0, round_ + 1)
+        if self.window_growth <= 0:
+            return min(self.window_rounds, played)
+        start, alpha = self.window_start, self.window_exponent
+        if played <= start:
+            return min(self.window_rounds, played)
+        grown = start * (1 + self.window_growth * ((played / start) ** alpha - 1) / alpha)
+        return min(self.window_rounds, played, int(grown))
+
+    def window(self, round_: int) -> list[int]:
+        """The rounds of the training window that ends at ``round_``, newest first (the one
+        place that says which rounds a generation trains on, validates on and a checkpoint
+        keeps)."""
+        return list(range(round_, round_ - self.window_size(round_), -1))
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)

@@ -46,7 +46,7 @@ def calibration_planes(folder: RunFolder, config: LoopConfig, generation: int) -
     from imago.nn.store import load_model
 
     newest = max(0, generation - 1)
-    rounds = list(range(newest, max(-1, newest - config.window_rounds), -1))
+    rounds = config.window(newest)
     parts, positions = [], 0
     for path in iter_round_files(folder, rounds, holdout=False):
         part = read_shard(path)

@@ -257,13 +257,13 @@ def _cores() -> int:
 
 # -- gather and train ------------------------------------------------------------------------------
 def gather(folder: RunFolder, config: LoopConfig, round_: int) -> list[Path]:
-    """The example files of the training window ending at ``round_``: its last
-    ``window_rounds`` rounds, newest first, up to ``window_positions`` positions."""
+    """The example files of the training window ending at ``round_``: the rounds of
+    :meth:`LoopConfig.window`, newest first, up to ``window_positions`` positions."""
     return _listed_again(lambda: _gather_once(folder, config, round_))
 
 
 def _gather_once(folder: RunFolder, config: LoopConfig, round_: int) -> list[Path]:
-    rounds = [r for r in range(round_, max(-1, round_ - config.window_rounds), -1)]
+    rounds = config.window(round_)
     files: list[Path] = []
     positions = 0
     for path in iter_round_files(folder, rounds, holdout=False):
@@ -356,6 +356,7 @@ def train(
         "parent": latest,
         "source": "trained",
         "time": time.time(),
+        "window_rounds": config.window_size(latest),
         "window_files": len(files),
         "window_positions": len(window),
         "new_positions": fresh,

@@ -46,7 +46,7 @@ def validate(
     report("validate", 0, 2, f"generation {generation}")
     model = folder.model_path(generation)
     row: dict[str, Any] = {}
-    rounds = list(range(generation, max(-1, generation - config.window_rounds), -1))
+    rounds = config.window(generation)
     holdout, examples = load_listed(lambda: list(iter_round_files(folder, rounds, holdout=True)))
     if holdout:
         row["holdout"] = evaluate_examples(model, examples)
