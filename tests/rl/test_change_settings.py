@@ -77,3 +77,16 @@ def test_the_command_refuses_records_that_are_not_there(folder: RunFolder) -> No
     assert refused.exit_code != 0
     assert "nowhere.sgf: no such file or folder" in " ".join(refused.output.split())
     assert folder.run_path.read_bytes() == before
+
+
+def test_the_command_changes_a_run_whose_bootstrap_network_is_gone(
+    tmp_path: Path,
+) -> None:
+    """A run restored on another machine may lack the file its generation 0 was made from: the
+    bootstrap is fixed and used once, so ``set`` does not ask for it."""
+    folder = RunFolder(tmp_path / "run")
+    config = smoke_config(GameSpec("othello", 6))
+    init(folder, config.with_changes({"bootstrap": str(tmp_path / "gone.pt")}))
+    done = CliRunner().invoke(app, ["rl", "set", str(folder.root), "selfplay.simulations=12"])
+    assert done.exit_code == 0, done.output
+    assert load_config(folder).selfplay.simulations == 12

@@ -200,18 +200,14 @@ def _settings(
     records_min_rank: str | None,
     references: list[str] | None,
     changes: list[str] | None,
-    seed: int,
+    seed: int | None,
+    like: Path | None = None,
 ) -> Any:
-    from imago.rl.config import preset as make_preset
-    from imago.rl.selfplay import GameSpec
-
-    if game not in ("go", "othello"):
-        raise fail(f"unknown game {game!r} (go or othello)")
-    board = size or (9 if game == "go" else 8)
-    spec = GameSpec(game, board, rules, 7.0 if komi is None else komi)
+    """A new run's settings: the ``preset`` for the game and board, or every setting of the
+    run ``like``, then the options and ``--set`` changes on top."""
     try:
-        config = make_preset(preset, spec)
-        updates: dict[str, Any] = {"seed": seed}
+        config = _base_settings(game, size, rules, komi, preset, like)
+        updates: dict[str, Any] = {} if seed is None else {"seed": seed}
         if bootstrap is not None:
             updates["bootstrap"] = str(bootstrap)
         if model:
@@ -225,7 +221,7 @@ def _settings(
             updates["records_years"] = [int(first), int(last or first)]
         if records_min_rank:
             updates["records_min_rank"] = records_min_rank
-        if references is not None:
+        if references:
             updates["references.opponents"] = list(references)
         for change in changes or []:
             key, eq, value = change.partition("=")
@@ -239,9 +235,36 @@ def _settings(
     return config
 
 
-def _check_inputs(config: Any) -> None:
+def _base_settings(
+    game: str | None,
+    size: int | None,
+    rules: str | None,
+    komi: float | None,
+    preset: str | None,
+    like: Path | None,
+) -> Any:
+    from imago.rl.config import preset as make_preset
+    from imago.rl.selfplay import GameSpec
+
+    if like is not None:
+        given = [name for name, value in (("--game", game), ("--size", size), ("--rules", rules),
+                 ("--komi", komi), ("--preset", preset)) if value is not None]  # fmt: skip
+        if given:
+            raise fail(f"--like takes the game, board and settings of {like}: leave out "
+                       f"{', '.join(given)}")  # fmt: skip
+        return _folder(like)[1]
+    game = game or "go"
+    if game not in ("go", "othello"):
+        raise fail(f"unknown game {game!r} (go or othello)")
+    board = size or (9 if game == "go" else 8)
+    spec = GameSpec(game, board, rules or "chinese", 7.0 if komi is None else komi)
+    return make_preset(preset or "scratch", spec)
+
+
+def _check_inputs(config: Any, *, bootstrap: bool = True) -> None:
     """Refuse now what the run would only meet hours later: a board the game is not played on,
-    a missing bootstrap model or records, a reference opponent that cannot play the board."""
+    a missing bootstrap model (``bootstrap``: a new run's; an existing run has its generation 0)
+    or records, a reference opponent that cannot play the board."""
     from imago.agents.registry import agent_from_spec
     from imago.arena.match import Player
     from imago.games import make
@@ -252,7 +275,7 @@ def _check_inputs(config: Any) -> None:
         make(spec.game, size=spec.size)
     except ValueError as error:
         raise fail(f"{error}: give --size one of the game's boards") from None
-    if config.bootstrap:
+    if config.bootstrap and bootstrap:
         problem = model_file_problem(config.bootstrap)
         if problem is not None:
             raise fail(f"--bootstrap {problem}")
@@ -289,12 +312,18 @@ def _value(text: str) -> Any:
 @rl_app.command("init")
 def init(
     run: Path = RUN,
-    game: str = typer.Option("go", help="go or othello."),
+    game: str = typer.Option(None, help="go or othello (default go)."),
     size: int = typer.Option(None, help="Board size (default 9 for Go, 8 for Othello)."),
-    rules: str = typer.Option("chinese", help="Go rules preset."),
+    rules: str = typer.Option(None, help="Go rules preset (default chinese)."),
     komi: float = typer.Option(None, help="Go komi (default 7)."),
     preset: str = typer.Option(
-        "scratch", help="test (tiny), scratch (from random weights), improve (from --bootstrap)."
+        None,
+        help="test (tiny), scratch (from random weights, the default), improve (from --bootstrap).",
+    ),
+    like: Path = typer.Option(
+        None,
+        help="Take the game, board and every setting of this run (the other options change "
+        "them): a run that goes on from another's with a new network (imago rl distill).",
     ),
     bootstrap: Path = typer.Option(None, help="Start from this model (a dual-head network)."),
     model: str = typer.Option(None, help="Network size when starting from random weights (b4c32)."),
@@ -306,7 +335,7 @@ def init(
         None, help='A fixed opponent for the Elo curve, "label=spec" (repeatable).'
     ),
     set_: list[str] = typer.Option(None, "--set", help="Any setting: selfplay.simulations=64."),
-    seed: int = typer.Option(0, help="Seed of the run."),
+    seed: int = typer.Option(None, help="Seed of the run (default 0, or the --like run's)."),
 ) -> None:
     """Create a run folder with its settings (shown by imago rl status)."""
     from imago.rl.folder import RunFolder
@@ -314,11 +343,12 @@ def init(
 
     config = _settings(
         game, size, rules, komi, preset, bootstrap, model, features, records, records_years,
-        records_min_rank, reference, set_, seed,
+        records_min_rank, reference, set_, seed, like=like,
     )  # fmt: skip
     with _errors():
         init_run(RunFolder(run), config)
-    console.print(f"run {run}: {game} {config.spec.size}x{config.spec.size}, preset {preset}")
+    origin = f"settings of {like}" if like is not None else f"preset {preset or 'scratch'}"
+    console.print(f"run {run}: {config.spec.game} {config.spec.size}x{config.spec.size}, {origin}")
 
 
 @rl_app.command("set")
@@ -338,7 +368,9 @@ def set_settings(
             raise fail(f"settings are key=value, got {change!r}")
         updates[key.strip()] = _value(value.strip())
     with _errors():
-        _check_inputs(load_config(folder).with_changes(updates))  # records, models: now
+        # records, models: now; not the bootstrap network, which a run restored on another
+        # machine may lack (it only made generation 0, and cannot change)
+        _check_inputs(load_config(folder).with_changes(updates), bootstrap=False)
         change_settings(folder, updates)
     for key, value in updates.items():
         console.print(f"{run}: {key} = {json.dumps(value)}")
@@ -532,6 +564,65 @@ def train(run: Path = RUN, ranks: int = RANKS) -> None:
         if new is None
         else f"generation {new}"
     )
+
+
+@rl_app.command("grow")
+def grow(
+    run: Path = RUN,
+    model: str = typer.Option(..., help="The larger size: bBcC, at least the blocks and channels."),
+    seed: int = typer.Option(0, help="Seed of the new weights."),
+) -> None:
+    """Make the next generation the newest one grown to a larger size (new blocks and channels
+    start at zero weight, so it plays exactly as the newest one does) and promote it: the run
+    goes on with a network that has room to learn more, on the same window."""
+    from imago.rl.stages import grow as make
+
+    folder, config = _folder(run)
+    with _errors():
+        before = folder.latest()
+        new = make(folder, config, model, seed=seed)
+    console.print(f"generation {new}: generation {before} grown to {model}, promoted")
+
+
+@rl_app.command("distill")
+def distill(
+    run: Path = RUN,
+    out: Path = typer.Argument(..., help="The new network to write (MODEL.pt)."),
+    model: str = typer.Option(..., help="Its size: bBcC (B residual blocks of C channels)."),
+    rounds: int = typer.Option(32, help="Train on the run's newest rounds, this many."),
+    passes: float = typer.Option(2.0, help="Times each example is drawn, on average."),
+    lr: float = typer.Option(0.02, help="Peak learning rate (warm-up, then a cosine to 0)."),
+    batch_size: int = typer.Option(256, help="Positions per step."),
+    seed: int = typer.Option(0, help="Seed of the new weights and the batches."),
+) -> None:
+    """Train a new network, of another size, on the self-play examples of the run's newest
+    rounds (as KataGo starts a larger network on its smaller ones' games), and compare it with
+    the run's newest generation on their held-out games. Start a run from it with imago rl
+    init NEW --like RUN --bootstrap OUT. Ctrl-C (or kill) and run again to go on."""
+    from imago.rl.distill import DistillConfig, report_path
+    from imago.rl.distill import distill as make
+
+    folder, config = _folder(run)
+    with _interruptible() as stop, _progress() as report, _errors():
+        settings = DistillConfig(model, rounds, passes, lr, batch_size, seed)
+        row = make(folder, config, out, settings, stop=stop, report=report)
+    if row is None:
+        console.print(f"stopped; run the same command again to go on from {out.stem}.trainer.pt")
+        return
+    first, last = row["rounds"]
+    console.print(
+        f"{out}: {model} trained on rounds {first}-{last} ({row['train']['window']:,} positions, "
+        f"{row['train']['steps']:,} steps, {row['train']['seconds'] / 60:.1f} min); "
+        f"figures in {report_path(out)}"
+    )
+    if "holdout" in row:
+        ours, theirs = row["holdout"], row["teacher"]["holdout"]
+        for name, label in (("policy_loss", "policy loss"), ("top1", "top-1"),
+                            ("value_mse", "value MSE")):  # fmt: skip
+            console.print(
+                f"  held-out games, {label}: {ours[name]:.4f} (generation "
+                f"{row['teacher']['generation']}: {theirs[name]:.4f})"
+            )
 
 
 def _generation(folder: Any, generation: int | None) -> int:

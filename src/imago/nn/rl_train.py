@@ -73,6 +73,10 @@ class StepsConfig:
     people play. 0: self-play only (AlphaZero)."""
     warmup_steps: int = 0
     """Linear warm-up of the learning rate at the start of each generation's steps."""
+    schedule: str = "constant"
+    """The learning rate over a generation's steps: ``constant`` (a run's generations, each a
+    short continuation of the last), or ``cosine`` / ``step`` as supervised training has them
+    (a network trained from scratch on a run's examples: :mod:`imago.rl.distill`)."""
     augment: bool = True
     """A random board symmetry per batch."""
     seed: int = 0
@@ -91,6 +95,8 @@ class StepsConfig:
             raise ValueError(f"ownership_weight must be >= 0 (got {self.ownership_weight})")
         if not 0.0 <= self.records_share < 1.0:
             raise ValueError(f"records_share is a share, 0 to below 1 (got {self.records_share})")
+        if self.schedule not in ("constant", "cosine", "step"):
+            raise ValueError(f"schedule must be constant, cosine or step, not {self.schedule!r}")
 
     def records_rows(self) -> int:
         """The rows of each batch drawn from real records."""
@@ -113,7 +119,7 @@ class StepsConfig:
             value_weight=self.value_weight,
             ownership_weight=self.ownership_weight,
             warmup_steps=self.warmup_steps,
-            schedule="constant",
+            schedule=self.schedule,
             seed=self.seed,
             device=self.device,
             amp=self.amp,

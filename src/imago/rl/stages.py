@@ -129,6 +129,37 @@ def bootstrap(folder: RunFolder, config: LoopConfig, report: Report = _quiet) ->
 
 
 # -- self-play -------------------------------------------------------------------------------------
+def grow(folder: RunFolder, config: LoopConfig, arch: str, *, seed: int = 0) -> int:
+    """The next generation: the newest one grown to ``arch`` (more blocks or channels), playing
+    as it does (:mod:`imago.nn.grow`), promoted at once; the run goes on training it on the
+    same window. Returns the new generation."""
+    from imago.nn.export import export_onnx
+    from imago.nn.grow import grow as grown
+    from imago.nn.models import ResNetConfig
+    from imago.nn.models import parameter_count as count
+    from imago.nn.store import ModelSpec, load_model, save_model
+
+    latest = folder.latest()
+    if latest is None:
+        raise RunError(f"{folder.root} has no network yet: run `imago rl bootstrap` first")
+    loaded = load_model(folder.model_path(latest))
+    if not isinstance(loaded.spec.arch, ResNetConfig):
+        raise RunError(f"generation {latest} is a {loaded.spec.name} network: only bBcC grow")
+    net, arch_config = grown(loaded.net, loaded.spec.arch, arch, seed=seed)
+    spec = ModelSpec(loaded.spec.game, loaded.spec.size, loaded.spec.features, arch_config)
+    new = latest + 1
+    path = folder.model_path(new)
+    info = {**loaded.info, "source": f"generation {latest} grown to {spec.name}", "seed": seed}
+    save_model(path, net, spec, info)
+    export_onnx(path, folder.model_path(new, ".onnx"))
+    made = {"arch": spec.name, "features": spec.features, "parameters": count(net)}
+    lineage = {"generation": new, "parent": latest, "source": "grown", "time": time.time(), **made}
+    folder.write_lineage(new, lineage)
+    folder.promote(new, f"grown from generation {latest}")
+    folder.log("grow", generation=new, parent=latest, **made)
+    return new
+
+
 def load_evaluator(
     folder: RunFolder, generation: int, threads: int, onnx_file: Path | None = None
 ) -> Any:
