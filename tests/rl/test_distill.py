@@ -98,6 +98,19 @@ def test_a_stopped_distillation_goes_on_to_the_same_network(
         assert torch.allclose(tensor, _weights(out)[name], atol=1e-6), name
 
 
+def test_a_stopped_distillation_run_again_with_another_size_trains_that_size(
+    played: tuple[RunFolder, LoopConfig], tmp_path: Path
+) -> None:
+    folder, config = played
+    stop = threading.Event()
+    stop.set()
+    out = tmp_path / "net.pt"
+    small = DistillConfig("b1c8", rounds=2, batch_size=8)
+    assert distill(folder, config, out, small, stop=stop) is None
+    assert distill(folder, config, out, DistillConfig("b2c8", rounds=2, batch_size=8)) is not None
+    assert load_model(out).spec.name == "b2c8"
+
+
 @pytest.mark.parametrize(
     ("changes", "message"),
     [

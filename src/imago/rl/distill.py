@@ -125,17 +125,16 @@ def distill(
     tag = settings.tag(rounds)
     start = start_path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    if not trainer_path(out).is_file() or not start.is_file():
-        initial_model(
-            start,
-            game=config.spec.game,
-            size=config.spec.size,
-            arch=settings.model,
-            features=features,
-            seed=settings.seed,
-            score_weight=config.train.score_weight,
-            ownership=config.train.ownership_weight > 0,
-        )
+    initial_model(  # the same weights for the same seed: a resumed training starts alike
+        start,
+        game=config.spec.game,
+        size=config.spec.size,
+        arch=settings.model,
+        features=features,
+        seed=settings.seed,
+        score_weight=config.train.score_weight,
+        ownership=config.train.ownership_weight > 0,
+    )
     steps = settings.steps(len(window))
     train = replace(
         config.train,
