@@ -65,6 +65,16 @@ def test_distill_trains_a_network_of_the_size_asked_on_the_newest_rounds(
     assert json.loads(report_path(out).read_text())["rounds"] == [1, 1]
 
 
+def test_distill_counts_only_rounds_that_were_played(tmp_path: Path) -> None:
+    """The newest generation has not played yet: ``rounds=1`` is the newest played round."""
+    folder, config = _played_run(tmp_path / "run")
+    assert train(folder, config) == 2  # round 2 is empty
+    row = distill(folder, config, tmp_path / "one.pt", DistillConfig("b1c8", rounds=1))
+    assert row is not None
+    assert row["rounds"] == [1, 1]
+    assert row["teacher"]["generation"] == 2
+
+
 def test_distill_takes_every_round_when_the_run_has_fewer(
     played: tuple[RunFolder, LoopConfig], tmp_path: Path
 ) -> None:

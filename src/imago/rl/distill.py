@@ -21,6 +21,7 @@ beside ``OUT`` (``OUT.trainer.pt``); what was trained on and how well it did are
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import zlib
@@ -73,11 +74,13 @@ class DistillConfig:
 
 
 def distill_rounds(folder: RunFolder, rounds: int) -> list[int]:
-    """The run's newest ``rounds`` rounds that hold examples, newest first."""
+    """The run's newest ``rounds`` rounds that hold examples, newest first (the newest
+    generation's round is usually still empty: it is not counted)."""
     latest = folder.latest()
     if latest is None:
         raise RunError(f"{folder.root} has no network yet: nothing to distill")
-    return [r for r in range(latest, latest - rounds, -1) if r >= 0 and folder.example_files(r)]
+    played = (r for r in range(latest, -1, -1) if folder.example_files(r))
+    return list(itertools.islice(played, rounds))
 
 
 def trainer_path(out: Path) -> Path:
