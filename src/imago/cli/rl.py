@@ -647,8 +647,8 @@ def validate(
     solver_empties: int = typer.Option(16, help="... with at most this many empty squares."),
     solver_simulations: int = typer.Option(200, help="... the search's simulations a move."),
 ) -> None:
-    """Validate a generation on the self-play holdout and the run's real records (and the
-    exact solver's positions)."""
+    """Validate a generation on the self-play holdout and the run's real records (for Othello
+    also its value against WTHOR's perfect-play results, and the exact solver's positions)."""
     from dataclasses import replace
 
     from imago.rl.validate import solver_metrics
@@ -750,6 +750,7 @@ def status(run: Path = RUN) -> None:
     )
     from imago.rl.stages import compute_used
 
+    exact = {row["generation"]: row for row in folder.metrics("exact")}
     table = Table(
         "gen",
         "games",
@@ -757,6 +758,7 @@ def status(run: Path = RUN) -> None:
         "holdout top-1",
         "records top-1",
         "records value MSE / ECE",
+        *(["perfect play: value MSE / sign"] if exact else []),
         "gating",
         "promoted",
         "vs gen 0",
@@ -780,6 +782,7 @@ def status(run: Path = RUN) -> None:
             f"{va['holdout']['top1']:.3f}" if va and "holdout" in va else "",
             f"{records['top1']:.3f}" if "top1" in records else "",
             _value_quality(records),
+            *([_exact_quality(exact.get(gen))] if exact else []),
             f"{ev['score']:.1%} ({ev['wins']}-{ev['draws']}-{ev['losses']})"
             if ev and "score" in ev
             else "",
@@ -840,6 +843,11 @@ def _value_quality(records: dict[str, Any]) -> str:
         return ""
     ece = records.get("value_ece")
     return f"{records['value_mse']:.3f}" + ("" if ece is None else f" / {ece:.3f}")
+
+
+def _exact_quality(row: dict[str, Any] | None) -> str:
+    """``MSE / sign`` of the value head against WTHOR's perfect-play results."""
+    return "" if row is None else f"{row['value_mse']:.3f} / {row['sign']:.1%}"
 
 
 def register(app: typer.Typer) -> None:

@@ -40,6 +40,7 @@ def validate(
     """Validate ``generation`` (once: a logged result is returned as it is)."""
     from imago.nn.rl_train import evaluate_examples
 
+    exact_value(folder, config, generation, report=report)
     done = [row for row in folder.metrics("validate") if row.get("generation") == generation]
     if done:
         return done[-1]
@@ -68,6 +69,122 @@ def records_metrics(folder: RunFolder, config: LoopConfig, model: Path) -> dict[
     dataset = validation_records(folder, config, spec.features)
     result = evaluate_model(model, dataset, "val", limit=config.records_limit, device="cpu")
     return {key: float(value) for key, value in result.items()}
+
+
+def wthor_files(config: LoopConfig) -> list[Path]:
+    """The WTHOR files among the run's validation ``records`` (a folder's ``*.wtb``), in the
+    years of ``records_years``."""
+    from imago.records.wthor import read_header
+
+    if config.spec.game != "othello" or config.spec.size != 8:
+        return []
+    files: list[Path] = []
+    for source in map(Path, config.records):
+        if source.is_dir():
+            files.extend(sorted(source.glob("*.wtb")))
+        elif source.suffix.lower() == ".wtb":
+            files.append(source)
+    if config.records_years is None:
+        return files
+    first, last = config.records_years
+    return [path for path in files if first <= read_header(path).year <= last]
+
+
+def exact_value_positions(folder: RunFolder, config: LoopConfig) -> tuple[list[Any], np.ndarray]:
+    """The run's WTHOR validation games at the depth of their theoretical score, made once and
+    kept in ``validation/``: Othello states and, for each, the perfect-play result for the
+    player to move (``int8``: 1 a win, 0 a draw, -1 a loss). Games that end or stop before that
+    depth are left out."""
+    from imago.games.othello import OthelloState
+
+    path = folder.validation_dir / "wthor-exact.npz"
+    if path.is_file():
+        with np.load(path, allow_pickle=False) as data:
+            states = [
+                OthelloState.from_bitboards(int(p), int(o), Color(int(c)), 8)
+                for p, o, c in zip(data["player"], data["opponent"], data["color"], strict=True)
+            ]
+            return states, data["result"]
+    states, results = [], []
+    for file in wthor_files(config):
+        for state, black_margin in _positions_at_depth(file):
+            lead = black_margin if state.to_play is Color.BLACK else -black_margin
+            states.append(state)
+            results.append(int(np.sign(lead)))
+    result = np.array(results, dtype=np.int8)
+    bits = [s.bitboards() for s in states]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with atomic_path(path, suffix=".npz") as tmp:
+        np.savez_compressed(
+            tmp,
+            player=np.array([b[0] for b in bits], dtype=np.uint64),
+            opponent=np.array([b[1] for b in bits], dtype=np.uint64),
+            color=np.array([int(s.to_play) for s in states], dtype=np.int8),
+            result=result,
+        )
+    return states, result
+
+
+def _positions_at_depth(file: Path) -> list[tuple[Any, int]]:
+    """Each game of a WTHOR file at the depth of its theoretical score (the header's empty
+    squares), with Black's perfect-play disc margin from there; games that end, stop or break
+    the rules before it are left out."""
+    from imago.core.errors import IllegalMoveError
+    from imago.games.othello import OthelloState
+    from imago.records.wthor import read_wtb
+
+    header, games = read_wtb(file)
+    played = 60 - header.depth
+    found = []
+    for game in games:
+        if len(game.moves) < played:
+            continue
+        state = OthelloState(8)
+        try:
+            for move in game.moves[:played]:
+                if not state.is_over() and not state.legal_squares():
+                    state = state.play(Move.PASS)  # WTHOR leaves passes out
+                state = state.play(move)
+        except IllegalMoveError:
+            continue
+        if not state.is_over():
+            found.append((state, 2 * game.theoretical_score - 64))
+    return found
+
+
+def exact_value(
+    folder: RunFolder, config: LoopConfig, generation: int, *, report: Report = _quiet
+) -> dict[str, Any] | None:
+    """The value head of ``generation`` against WTHOR's perfect-play results
+    (:func:`exact_value_positions`), logged once as an ``exact`` row: ``value_mse`` and
+    ``sign`` (the share of won or lost positions where the value says so). ``None`` where the
+    run has no WTHOR validation records."""
+    from imago.nn.evaluator import NetworkEvaluator
+
+    done = [row for row in folder.metrics("exact") if row.get("generation") == generation]
+    if done:
+        return done[-1]
+    if not wthor_files(config):
+        return None
+    report("validate", 0, 2, f"generation {generation}: WTHOR's perfect-play results")
+    states, result = exact_value_positions(folder, config)
+    if not states:
+        return None
+    evaluator = NetworkEvaluator.load(folder.model_path(generation), game="othello", size=8)
+    legal = np.stack([s.legal_mask() for s in states])
+    values = np.concatenate([
+        evaluator.run(evaluator.features.encode_states(states[i : i + 512]).astype(np.float32),
+                      legal[i : i + 512])[1]
+        for i in range(0, len(states), 512)
+    ]) * 2.0 - 1.0  # fmt: skip
+    decided = result != 0
+    return folder.log(
+        "exact",
+        generation=generation,
+        positions=len(states),
+        value_mse=float(np.mean((values - result) ** 2)),
+        sign=float(np.mean(np.sign(values[decided]) == result[decided])),
+    )
 
 
 NOT_A_MOVE = -128
