@@ -95,16 +95,10 @@ def exact_value_positions(folder: RunFolder, config: LoopConfig) -> tuple[list[A
     kept in ``validation/``: Othello states and, for each, the perfect-play result for the
     player to move (``int8``: 1 a win, 0 a draw, -1 a loss). Games that end or stop before that
     depth are left out."""
-    from imago.games.othello import OthelloState
-
     path = folder.validation_dir / "wthor-exact.npz"
     if path.is_file():
-        with np.load(path, allow_pickle=False) as data:
-            states = [
-                OthelloState.from_bitboards(int(p), int(o), Color(int(c)), 8)
-                for p, o, c in zip(data["player"], data["opponent"], data["color"], strict=True)
-            ]
-            return states, data["result"]
+        states, labels = load_positions(path, 8)
+        return states, labels["result"]
     states, results = [], []
     for file in wthor_files(config):
         for state, black_margin in _positions_at_depth(file):
@@ -112,16 +106,7 @@ def exact_value_positions(folder: RunFolder, config: LoopConfig) -> tuple[list[A
             states.append(state)
             results.append(int(np.sign(lead)))
     result = np.array(results, dtype=np.int8)
-    bits = [s.bitboards() for s in states]
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with atomic_path(path, suffix=".npz") as tmp:
-        np.savez_compressed(
-            tmp,
-            player=np.array([b[0] for b in bits], dtype=np.uint64),
-            opponent=np.array([b[1] for b in bits], dtype=np.uint64),
-            color=np.array([int(s.to_play) for s in states], dtype=np.int8),
-            result=result,
-        )
+    save_positions(path, states, result=result)
     return states, result
 
 
@@ -201,15 +186,11 @@ def solver_positions(folder: RunFolder, config: LoopConfig) -> tuple[list[Any], 
     size, count, empties = config.spec.size, config.solver_positions, config.solver_empties
     path = folder.validation_dir / f"solver-{size}x{size}-{count}-{empties}.npz"
     if path.is_file():
-        with np.load(path, allow_pickle=False) as data:
-            states = [
-                OthelloState.from_bitboards(int(p), int(o), Color(int(c)), size)
-                for p, o, c in zip(data["player"], data["opponent"], data["color"], strict=True)
-            ]
-            if "scores" in data.files:
-                return states, data["scores"]
+        states, labels = load_positions(path, size)
+        if "scores" in labels:
+            return states, labels["scores"]
         scores = _solve_all(states)  # a file written before the scores were kept: label again
-        _save_solver_positions(path, states, scores)
+        save_positions(path, states, scores=scores)
         return states, scores
     rng = np.random.default_rng([config.seed, 16])
     player = make_agent("mcts", "othello", {"playouts": "300", "resign": "0"}, seed=1, size=size)
@@ -226,7 +207,7 @@ def solver_positions(folder: RunFolder, config: LoopConfig) -> tuple[list[Any], 
             continue
         states.append(state)
     scores = _solve_all(states)
-    _save_solver_positions(path, states, scores)
+    save_positions(path, states, scores=scores)
     return states, scores
 
 
@@ -243,17 +224,36 @@ def _solve_all(states: list[Any]) -> np.ndarray:
     return scores
 
 
-def _save_solver_positions(path: Path, states: list[Any], scores: np.ndarray) -> None:
+def save_positions(path: Path, states: list[Any], **labels: np.ndarray) -> None:
+    """Othello positions (bitboards and the side to move; the history is not kept) and their
+    ``labels``, one array each, to a compressed ``.npz`` written atomically."""
     bits = [s.bitboards() for s in states]
+    arrays: dict[str, Any] = {
+        "player": np.array([b[0] for b in bits], dtype=np.uint64),
+        "opponent": np.array([b[1] for b in bits], dtype=np.uint64),
+        "color": np.array([int(s.to_play) for s in states], dtype=np.int8),
+        **labels,
+    }
     path.parent.mkdir(parents=True, exist_ok=True)
     with atomic_path(path, suffix=".npz") as tmp:
-        np.savez_compressed(
-            tmp,
-            player=np.array([b[0] for b in bits], dtype=np.uint64),
-            opponent=np.array([b[1] for b in bits], dtype=np.uint64),
-            color=np.array([int(s.to_play) for s in states], dtype=np.int8),
-            scores=scores,
-        )
+        np.savez_compressed(tmp, **arrays)
+
+
+def load_positions(path: Path, size: int) -> tuple[list[Any], dict[str, np.ndarray]]:
+    """The positions and labels :func:`save_positions` wrote (``size``: the board's)."""
+    from imago.games.othello import OthelloState
+
+    with np.load(path, allow_pickle=False) as data:
+        states = [
+            OthelloState.from_bitboards(int(p), int(o), Color(int(c)), size)
+            for p, o, c in zip(data["player"], data["opponent"], data["color"], strict=True)
+        ]
+        labels = {key: data[key] for key in data.files if key not in POSITION_KEYS}
+    return states, labels
+
+
+POSITION_KEYS = ("player", "opponent", "color")
+"""The arrays of a positions file that hold the positions themselves."""
 
 
 def best_moves(scores: np.ndarray) -> np.ndarray:
