@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import signal
@@ -48,8 +49,14 @@ def gtp_rhino() -> str:
     return path
 
 
-def _kill_when(command: list[str], ready: Callable[[], bool], timeout: float = 300.0) -> None:
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+def _kill_when(
+    command: list[str], ready: Callable[[], bool], timeout: float = 300.0, *, tmp: Path
+) -> None:
+    # what the killed process leaves in its temporary folders stays in the test's own
+    env = {**os.environ, "TMPDIR": str(tmp)}
+    process = subprocess.Popen(
+        command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env
+    )
     try:
         deadline = time.monotonic() + timeout
         while not ready():
@@ -62,8 +69,8 @@ def _kill_when(command: list[str], ready: Callable[[], bool], timeout: float = 3
 
 
 @pytest.fixture
-def kill_when() -> Callable[..., None]:
+def kill_when(tmp_path_factory: pytest.TempPathFactory) -> Callable[..., None]:
     """``kill_when(command, ready, timeout=300)``: start ``command`` and SIGKILL it as soon as
     ``ready()`` holds (polled every millisecond); fails if it ends first or ``ready`` never
     comes. For the tests that prove long work survives ``kill -9``."""
-    return _kill_when
+    return functools.partial(_kill_when, tmp=tmp_path_factory.mktemp("killed-tmp"))

@@ -25,6 +25,13 @@ from imago.rl.stages import ComputeClock, worker_cpu
 from imago.rl.workers import SelfPlayPool
 
 
+@pytest.fixture(autouse=True)
+def _worker_temporary_folders_in_the_test(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Worker processes (spawned, so they read ``TMPDIR`` afresh) keep their temporary folders
+    in the test's: a worker killed here cannot remove its own."""
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+
+
 @pytest.mark.slow
 def test_a_match_on_processes_with_a_worker_killed_plays_every_game_once(tmp_path: Path) -> None:
     alone = run_games(SETTINGS, SCHEDULE, folder=tmp_path / "one")
