@@ -94,13 +94,18 @@ def test_a_game_with_a_pass_before_the_depth_is_replayed_and_labelled_for_the_pl
     assert result.tolist() == [int(np.sign(score))]
 
 
-def test_a_generation_is_measured_once_and_shown_by_status(tmp_path: Path, data_dir: Path) -> None:
+def test_a_generation_is_measured_once_and_shown_by_status(
+    tmp_path: Path, data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     wthor = data_dir / "wthor" / "WTH_2025.wtb"
     if not wthor.is_file():
         pytest.skip("WTH_2025.wtb is not in the shared data")
     from typer.testing import CliRunner
 
+    from imago.cli._common import console
     from imago.cli.app import app
+
+    monkeypatch.setattr(console, "_width", 240)  # a table wide enough for every column
 
     config = _wthor_config(wthor, 2025)
     folder = RunFolder(tmp_path / "run")
@@ -111,7 +116,7 @@ def test_a_generation_is_measured_once_and_shown_by_status(tmp_path: Path, data_
     assert 0 <= row["value_mse"] <= 4 and 0 <= row["sign"] <= 1
     assert exact_value(folder, config, 0) == row
     assert len(folder.metrics("exact")) == 1  # logged once
-    shown = CliRunner().invoke(app, ["rl", "status", str(folder.root)], env={"COLUMNS": "240"})
+    shown = CliRunner().invoke(app, ["rl", "status", str(folder.root)])
     assert shown.exit_code == 0, shown.output
     assert "perfect play" in shown.output and f"{row['sign']:.1%}" in shown.output
 
