@@ -139,3 +139,16 @@ def test_runs_without_wthor_records_have_no_exact_rows(
     assert wthor_files(config) == []
     assert exact_value(folder, config, 0) is None
     assert folder.metrics("exact") == []
+
+
+def test_other_validation_years_make_other_positions(tmp_path: Path, data_dir: Path) -> None:
+    folder_path = data_dir / "wthor"
+    if not (folder_path / "WTH_2024.wtb").is_file() or not (folder_path / "WTH_2025.wtb").is_file():
+        pytest.skip("WTH_2024.wtb and WTH_2025.wtb are not in the shared data")
+    folder = RunFolder(tmp_path / "run")
+    one, _ = exact_value_positions(folder, _wthor_config(folder_path, 2025))
+    two, _ = exact_value_positions(folder, _wthor_config(folder_path, 2024))
+    again, _ = exact_value_positions(folder, _wthor_config(folder_path, 2025))
+    assert one[0].board_string() != two[0].board_string() or len(one) != len(two)
+    assert [s.board_string() for s in again] == [s.board_string() for s in one]
+    assert len(list(folder.validation_dir.glob("wthor-exact-*.npz"))) == 2  # one file each

@@ -19,6 +19,7 @@ network's feature set) and kept.
 
 from __future__ import annotations
 
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -94,13 +95,16 @@ def exact_value_positions(folder: RunFolder, config: LoopConfig) -> tuple[list[A
     """The run's WTHOR validation games at the depth of their theoretical score, made once and
     kept in ``validation/``: Othello states and, for each, the perfect-play result for the
     player to move (``int8``: 1 a win, 0 a draw, -1 a loss). Games that end or stop before that
-    depth are left out."""
-    path = folder.validation_dir / "wthor-exact.npz"
+    depth are left out. The file is named after the WTHOR files it comes from, so other
+    ``records`` or ``records_years`` make a new one."""
+    files = wthor_files(config)
+    source = "|".join(f"{p.resolve()}:{p.stat().st_size}" for p in files)
+    path = folder.validation_dir / f"wthor-exact-{zlib.crc32(source.encode()):08x}.npz"
     if path.is_file():
         states, labels = load_positions(path, 8)
         return states, labels["result"]
     states, results = [], []
-    for file in wthor_files(config):
+    for file in files:
         for state, black_margin in _positions_at_depth(file):
             lead = black_margin if state.to_play is Color.BLACK else -black_margin
             states.append(state)
