@@ -126,6 +126,25 @@ def test_selfplay_across_two_nodes_equals_local_selfplay(cluster: Any, tmp_path:
     assert results[0] == results[1]
 
 
+def test_a_stopped_selfplay_actor_removes_its_temporary_folder(
+    cluster: Any, tmp_path: Path
+) -> None:
+    from imago.rl.workers import SelfPlayWorker, model_files
+
+    config = selfplay_config()
+    folder = new_run(tmp_path / "run")
+    executor = RayExecutor(cluster.address)
+    try:
+        actor = executor.start_actor(SelfPlayWorker, config.spec, config.selfplay, 1, 1)
+        actor.call("set_model", 0, model_files(folder, 0)).result()
+        kept = Path(actor.call("__getattribute__", "folder").result())
+        assert (kept / "000000.pt").is_file()  # the network's copy, on this machine's disk
+        actor.stop()
+        assert not kept.exists()
+    finally:
+        executor.close()
+
+
 def test_selfplay_sharing_a_network_per_node_equals_local_selfplay(
     cluster: Any, tmp_path: Path
 ) -> None:

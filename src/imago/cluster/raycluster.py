@@ -78,6 +78,12 @@ class _Host:
     def node(self) -> str:
         return node_label()
 
+    def close(self) -> None:
+        """Let the hosted object clean up (its ``close``, where it has one)."""
+        close = getattr(self.hosted, "close", None)
+        if callable(close):
+            close()
+
 
 def _translate(ray: Any, error: BaseException) -> BaseException:
     """Ray's exception as the layer's: a dead worker or node is :class:`WorkerLost`, the
@@ -137,7 +143,11 @@ class _RayActor(Actor):
     def call(self, method: str, *args: Any) -> concurrent.futures.Future[Any]:
         return _relay(self._ray, self.handle.call.remote(method, *args))
 
-    def stop(self) -> None:
+    def stop(self, wait: float = 5.0) -> None:
+        """Close the hosted object (a self-play worker removes its temporary folder), waiting
+        at most ``wait`` seconds, then end the actor, as local actors are stopped."""
+        with contextlib.suppress(Exception):
+            self._ray.get(self.handle.close.remote(), timeout=wait)
         with contextlib.suppress(Exception):
             self._ray.kill(self.handle, no_restart=True)
 
