@@ -51,11 +51,13 @@ def test_positions_sit_at_the_depth_and_agree_with_an_exact_solver(
     assert set(np.unique(result)) <= {-1, 0, 1}
 
 
-def _random_game_with_an_early_pass(seed: int) -> tuple[list[Move], int] | None:
-    """A random game's moves (plays only) and the empty squares left when its first pass came,
-    if one came with at least 8 empty squares left."""
+def _random_game_with_an_early_pass(
+    seed: int,
+) -> tuple[list[Move], list[OthelloState], int] | None:
+    """A random game's moves (plays only), the position after each of them, and the empty
+    squares left when its first pass came, if one came with at least 8 empty squares left."""
     rng = np.random.default_rng(seed)
-    state, moves, passed_at = OthelloState(8), [], None
+    state, moves, after, passed_at = OthelloState(8), [], [], None
     while not state.is_over():
         legal = state.legal_moves()
         move = legal[int(rng.integers(len(legal)))]
@@ -65,22 +67,19 @@ def _random_game_with_an_early_pass(seed: int) -> tuple[list[Move], int] | None:
         state = state.play(move)
         if move.is_play:
             moves.append(move)
-    return (moves, passed_at) if passed_at is not None and passed_at >= 8 else None
+            after.append(state)
+    return (moves, after, passed_at) if passed_at is not None and passed_at >= 8 else None
 
 
 def test_a_game_with_a_pass_before_the_depth_is_replayed_and_labelled_for_the_player_to_move(
     tmp_path: Path,
 ) -> None:
-    """Passes are implicit in WTHOR: the replay passes where the side to move has no move, so
-    the position at the depth (and who is to move there) is the game's own."""
+    """Passes are implicit in WTHOR: the position at the depth (and who is to move there) is
+    the one the game reached, its passes played."""
     found = next(g for g in map(_random_game_with_an_early_pass, range(5000)) if g is not None)
-    moves, passed_at = found
+    moves, after, passed_at = found
     depth = min(passed_at - 1, 12)
-    state = OthelloState(8)
-    for move in moves[: 60 - depth]:
-        if not state.legal_squares():
-            state = state.play(Move.PASS)
-        state = state.play(move)
+    state = after[60 - depth - 1]  # the game's own position with `depth` empty squares
     score = EndgameSolver(table_bits=16).solve_state(state).score  # for the player to move
     black_margin = score if state.to_play is Color.BLACK else -score
     record = WthorGame(0, 0, 0, 32, (black_margin + 64) // 2, tuple(moves), 2030)

@@ -19,6 +19,7 @@ network's feature set) and kept.
 
 from __future__ import annotations
 
+import itertools
 import zlib
 from pathlib import Path
 from typing import Any
@@ -117,9 +118,9 @@ def exact_value_positions(folder: RunFolder, config: LoopConfig) -> tuple[list[A
 def _positions_at_depth(file: Path) -> list[tuple[Any, int]]:
     """Each game of a WTHOR file at the depth of its theoretical score (the header's empty
     squares), with Black's perfect-play disc margin from there; games that end, stop or break
-    the rules before it are left out."""
-    from imago.core.errors import IllegalMoveError
-    from imago.games.othello import OthelloState
+    the rules before it are left out. The games are replayed as the records module replays
+    WTHOR (:meth:`~imago.records.wthor.WthorGame.to_game`: its passes are implicit)."""
+    from imago.records.tree import RecordError
     from imago.records.wthor import read_wtb
 
     header, games = read_wtb(file)
@@ -128,14 +129,12 @@ def _positions_at_depth(file: Path) -> list[tuple[Any, int]]:
     for game in games:
         if len(game.moves) < played:
             continue
-        state = OthelloState(8)
         try:
-            for move in game.moves[:played]:
-                if not state.is_over() and not state.legal_squares():
-                    state = state.play(Move.PASS)  # WTHOR leaves passes out
-                state = state.play(move)
-        except IllegalMoveError:
+            root = game.to_game()
+        except RecordError:
             continue
+        nodes = list(itertools.islice(root.mainline(), played))
+        state = (nodes[-1] if nodes else root).state
         if not state.is_over():
             found.append((state, 2 * game.theoretical_score - 64))
     return found
