@@ -2,6 +2,7 @@
 
     python bench/referee.py MATCH_FOLDER [--gnugo "/usr/games/gnugo --mode gtp --chinese-rules"]
         [--komi K] [--player LABEL]
+    python bench/referee.py --sgf RUN/games/GENERATION [...]    # self-play records
 
 ``imago match`` counts a Go game that ends by two passes with imago's own count; when neither
 player is a GTP engine there is no ``final_score`` to check it against. This script loads each
@@ -10,6 +11,13 @@ given), asks for ``final_score``, and prints the score of ``--player`` (the blac
 match's first game by default) under GNU Go's count, with every game where the two counts name
 different winners. Games that did not end by passes (a resignation, a lost clock, an illegal
 move, the move cap) keep the match's result: a count of their board would not be the game's.
+
+With ``--sgf``, the games are the SGF collections of a folder (or one file), as ``imago rl``
+writes each generation's self-play games: each game that ended by two passes is counted by GNU
+Go and its winner compared with the record's ``RE``. Self-play counts by area with every stone
+alive (Tromp-Taylor), GNU Go removes the stones it finds dead, so the share of games whose
+winners differ is the share of value targets that the rules of self-play decided otherwise than
+a referee would.
 """
 
 from __future__ import annotations
@@ -18,6 +26,7 @@ import argparse
 import json
 import shlex
 import shutil
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -118,18 +127,103 @@ def referee(
     return verdict
 
 
+@dataclass
+class RecordsVerdict:
+    """The referee's count of a folder of SGF records (self-play games)."""
+
+    games: int = 0
+    counted: int = 0
+    """Games that ended by two passes, counted by the referee."""
+    disagreements: list[str] = field(default_factory=list)
+    """``FILE:INDEX: record RESULT, GNU Go WINNER`` for each counted game whose winners differ."""
+
+    @property
+    def interval(self) -> ScoreInterval:
+        """The share of counted games whose winners differ (as a "score", with its interval)."""
+        differ = len(self.disagreements)
+        return score_interval(wins=differ, draws=0, losses=self.counted - differ)
+
+
+def _winner_letter(result: str) -> str:
+    """``B``, ``W`` or ``0`` of an SGF ``RE`` (``B+3``, ``W+R``, ``0``, ``Draw``)."""
+    letter = result.strip()[:1].upper()
+    return letter if letter in ("B", "W") else "0"
+
+
+def _ended_by_passes(game: Any) -> bool:
+    from imago.core.move import Move
+
+    moves = game.mainline_moves()
+    return len(moves) >= 2 and moves[-1] == Move.PASS and moves[-2] == Move.PASS
+
+
+def referee_records(
+    path: Path, gnugo: str | None = None, komi: float | None = None
+) -> RecordsVerdict:
+    """Count every Go game of the SGF files at ``path`` (a file or a folder of ``*.sgf``) that
+    ended by two passes with GNU Go, and compare each winner with the record's ``RE``."""
+    from imago.records import sgf as sgf_format
+
+    files = [path] if path.is_file() else sorted(path.glob("*.sgf"))
+    if not files:
+        raise SystemExit(f"{path} holds no SGF files")
+    verdict = RecordsVerdict()
+    try:
+        engine = GtpEngine.popen(shlex.split(gnugo or default_gnugo()))
+    except (OSError, EngineError) as error:
+        raise SystemExit(f"GNU Go did not start: {error}") from None
+    with engine, tempfile.TemporaryDirectory(prefix="imago-referee-") as scratch:
+        single = Path(scratch) / "game.sgf"
+        for file in files:
+            try:
+                collection = sgf_format.read_file(file)
+            except (OSError, ValueError) as error:
+                raise SystemExit(f"{file}: not an SGF file ({error})") from None
+            for index, game in enumerate(collection):
+                verdict.games += 1
+                if game.result is None or not _ended_by_passes(game):
+                    continue
+                sgf_format.write_file(single, game)
+                winner = referee_winner(engine, single, komi)
+                verdict.counted += 1
+                if winner != _winner_letter(game.result):
+                    verdict.disagreements.append(
+                        f"{file.name}:{index}: record {game.result}, GNU Go {winner}"
+                    )
+    return verdict
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("folder", type=Path)
+    parser.add_argument(
+        "--sgf", action="store_true", help="FOLDER holds SGF records (self-play), not a match"
+    )
     parser.add_argument("--gnugo", default=None, help="GNU Go's GTP command line")
     parser.add_argument("--komi", type=float, default=None, help="default: each SGF's KM")
     parser.add_argument("--player", default=None)
     args = parser.parse_args()
+    if args.sgf:
+        report_records(referee_records(args.folder, args.gnugo, args.komi))
+        return
     verdict = referee(args.folder, args.gnugo, args.komi, args.player)
     total = sum(verdict.tally.values())
     print(f"{verdict.player} by GNU Go's count: {verdict.interval.describe()} ({verdict.tally})")
     print(f"{verdict.counted} of {total} games ended by passes and were counted again; ", end="")
     print(f"{verdict.counted - len(verdict.disagreements)} have the same winner")
+    for line in verdict.disagreements:
+        print("  " + line)
+
+
+def report_records(verdict: RecordsVerdict) -> None:
+    """Print the self-play records' count: how many were counted, how many winners differ."""
+    print(f"{verdict.counted} of {verdict.games} games ended by passes and were counted again")
+    differ = len(verdict.disagreements)
+    interval = verdict.interval
+    print(
+        f"{differ} have another winner by GNU Go's count: {100 * interval.score:.1f} % "
+        f"[{100 * interval.low:.1f}, {100 * interval.high:.1f}]"
+    )
     for line in verdict.disagreements:
         print("  " + line)
 

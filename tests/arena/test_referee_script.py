@@ -113,3 +113,48 @@ def test_an_engine_that_does_not_start_is_a_clear_error(tmp_path: Path):
     (games / "00001.json").write_text(json.dumps(record), encoding="utf-8")
     with pytest.raises(SystemExit, match="GNU Go did not start"):
         _script().referee(tmp_path, str(tmp_path / "no-such-gnugo"))
+
+
+# Self-play records (``--sgf``): each record's RE against GNU Go's count. Two walls split the
+# board: Black owns columns A-D, White columns E-J; in ``with_dead_stone`` a lone Black stone at
+# H5 sits inside White's side.
+#
+#      A B C D E F G H J
+#    9 . . . X O . . . .
+#    ...                        (the D and E columns full, every row)
+#    5 . . . X O . . X .        <- H5: alive by Tromp-Taylor (self-play's count),
+#    ...                           dead for GNU Go
+#    1 . . . X O . . . .
+#
+# Every stone alive: Black 36 + H5 = 37, White 9 (its side touches H5, so it is no one's):
+# B+21 with komi 7. GNU Go removes H5: Black 36, White 45, W+16.
+WALLS = (
+    "AB" + "".join(f"[d{c}]" for c in "abcdefghi") + "AW" + "".join(f"[e{c}]" for c in "abcdefghi")
+)
+
+
+def _record(result: str, *, dead_stone: bool, passes: bool = True) -> str:
+    black = WALLS.replace("AW", "[he]AW" if dead_stone else "AW")  # he: H5
+    moves = ";B[];W[]" if passes else ";B[aa]"
+    return f"(;FF[4]GM[1]SZ[9]KM[7]RU[Chinese]RE[{result}]{black}{moves})"
+
+
+@pytest.mark.engine
+def test_self_play_records_are_counted_by_gnu_go(gnugo: str, tmp_path: Path):
+    records = tmp_path / "000007"
+    records.mkdir()
+    games = [
+        _record("B+21", dead_stone=True),  # self-play's count, every stone alive: GNU Go says W
+        _record("W+16", dead_stone=False),  # both counts agree
+        _record("B+R", dead_stone=True, passes=False),  # not ended by passes: not counted
+    ]
+    (records / "w-00001-train.sgf").write_text("\n".join(games), encoding="utf-8")
+    verdict = _script().referee_records(records, f"{gnugo} --mode gtp --chinese-rules")
+    assert (verdict.games, verdict.counted) == (3, 2)
+    assert verdict.disagreements == ["w-00001-train.sgf:0: record B+21, GNU Go W"]
+    assert verdict.interval.score == 0.5
+
+
+def test_a_folder_without_sgf_files_is_a_clear_error(tmp_path: Path):
+    with pytest.raises(SystemExit, match="holds no SGF files"):
+        _script().referee_records(tmp_path, "gnugo --mode gtp")
