@@ -584,6 +584,25 @@ def grow(
     console.print(f"generation {new}: generation {before} grown to {model}, promoted")
 
 
+@rl_app.command("adopt")
+def adopt(
+    run: Path = RUN,
+    model: Path = typer.Argument(
+        ..., help="The network: an earlier generation's file, or a shipped or distilled one."
+    ),
+) -> None:
+    """Make the next generation a copy of MODEL (the run's game, board and input features; any
+    size) and promote it: the run goes on from a network that played better than its newest
+    ones, on the same window (a roll-back, logged in metrics.jsonl)."""
+    from imago.rl.stages import adopt as make
+
+    folder, config = _folder(run)
+    with _errors():
+        before = folder.latest()
+        new = make(folder, config, model)
+    console.print(f"generation {new}: a copy of {model} (after generation {before}), promoted")
+
+
 @rl_app.command("distill")
 def distill(
     run: Path = RUN,

@@ -160,6 +160,53 @@ def grow(folder: RunFolder, config: LoopConfig, arch: str, *, seed: int = 0) -> 
     return new
 
 
+def adopt(folder: RunFolder, config: LoopConfig, model: Path) -> int:
+    """The next generation: a copy of the network in ``model`` (an earlier generation's file,
+    or a shipped or distilled network of the run's game, board and input features), promoted at
+    once; the run goes on training it on the same window. This is how a run is rolled back when
+    its newest networks play worse than an earlier one. Returns the new generation."""
+    from imago.nn.export import export_onnx
+    from imago.nn.models import ModelError
+    from imago.nn.rl_train import initial_model
+    from imago.nn.store import load_model
+
+    latest = folder.latest()
+    if latest is None:
+        raise RunError(f"{folder.root} has no network yet: run `imago rl bootstrap` first")
+    spec = config.spec
+    features = load_model(folder.model_path(latest)).spec.features
+    try:
+        offered = load_model(model, game=spec.game, size=spec.size).spec
+    except (ModelError, OSError, ValueError) as error:
+        raise RunError(f"{model} cannot be adopted: {error}") from None
+    if offered.features != features:
+        raise RunError(
+            f"{model} reads the {offered.features} features, the run's examples hold {features}"
+        )
+    new = latest + 1
+    path = folder.model_path(new)
+    try:
+        made = initial_model(
+            path,
+            game=spec.game,
+            size=spec.size,
+            arch=offered.name,
+            features=features,
+            seed=config.seed,
+            start=model,
+            ownership=config.train.ownership_weight > 0,
+        )
+    except ModelError as error:
+        raise RunError(f"{model} cannot be adopted: {error}") from None
+    export_onnx(path, folder.model_path(new, ".onnx"))
+    source = f"adopted {model}"
+    lineage = {"generation": new, "parent": latest, "source": source, "time": time.time(), **made}
+    folder.write_lineage(new, lineage)
+    folder.promote(new, source)
+    folder.log("adopt", generation=new, parent=latest, model=str(model), **made)
+    return new
+
+
 def load_evaluator(
     folder: RunFolder, generation: int, threads: int, onnx_file: Path | None = None
 ) -> Any:
