@@ -133,7 +133,6 @@ def grow(folder: RunFolder, config: LoopConfig, arch: str, *, seed: int = 0) -> 
     """The next generation: the newest one grown to ``arch`` (more blocks or channels), playing
     as it does (:mod:`imago.nn.grow`), promoted at once; the run goes on training it on the
     same window. Returns the new generation."""
-    from imago.nn.export import export_onnx
     from imago.nn.grow import grow as grown
     from imago.nn.models import ResNetConfig
     from imago.nn.models import parameter_count as count
@@ -151,13 +150,24 @@ def grow(folder: RunFolder, config: LoopConfig, arch: str, *, seed: int = 0) -> 
     path = folder.model_path(new)
     info = {**loaded.info, "source": f"generation {latest} grown to {spec.name}", "seed": seed}
     save_model(path, net, spec, info)
-    export_onnx(path, folder.model_path(new, ".onnx"))
     made = {"arch": spec.name, "features": spec.features, "parameters": count(net)}
-    lineage = {"generation": new, "parent": latest, "source": "grown", "time": time.time(), **made}
-    folder.write_lineage(new, lineage)
-    folder.promote(new, f"grown from generation {latest}")
-    folder.log("grow", generation=new, parent=latest, **made)
+    _promote_made(folder, new, "grown", f"grown from generation {latest}", "grow", made)
     return new
+
+
+def _promote_made(
+    folder: RunFolder, new: int, source: str, reason: str, event: str, made: dict[str, Any]
+) -> None:
+    """Export generation ``new`` (written just now, out of the newest by ``event``: grow or
+    adopt), record its lineage, promote it and log it."""
+    from imago.nn.export import export_onnx
+
+    latest = new - 1
+    export_onnx(folder.model_path(new), folder.model_path(new, ".onnx"))
+    lineage = {"generation": new, "parent": latest, "source": source, "time": time.time(), **made}
+    folder.write_lineage(new, lineage)
+    folder.promote(new, reason)
+    folder.log(event, generation=new, parent=latest, **made)
 
 
 def adopt(folder: RunFolder, config: LoopConfig, model: Path) -> int:
@@ -165,7 +175,6 @@ def adopt(folder: RunFolder, config: LoopConfig, model: Path) -> int:
     or a shipped or distilled network of the run's game, board and input features), promoted at
     once; the run goes on training it on the same window. This is how a run is rolled back when
     its newest networks play worse than an earlier one. Returns the new generation."""
-    from imago.nn.export import export_onnx
     from imago.nn.models import ModelError
     from imago.nn.rl_train import initial_model
     from imago.nn.store import load_model
@@ -198,12 +207,8 @@ def adopt(folder: RunFolder, config: LoopConfig, model: Path) -> int:
         )
     except ModelError as error:
         raise RunError(f"{model} cannot be adopted: {error}") from None
-    export_onnx(path, folder.model_path(new, ".onnx"))
     source = f"adopted {model}"
-    lineage = {"generation": new, "parent": latest, "source": source, "time": time.time(), **made}
-    folder.write_lineage(new, lineage)
-    folder.promote(new, source)
-    folder.log("adopt", generation=new, parent=latest, model=str(model), **made)
+    _promote_made(folder, new, source, source, "adopt", {"model": str(model), **made})
     return new
 
 
