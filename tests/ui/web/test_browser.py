@@ -388,9 +388,8 @@ def test_keys_on_a_20000_node_tree_are_answered_with_changes_not_the_tree(
     board_page: BoardPage, tmp_path: Path
 ):
     """Issue 43 item 6: the tree is sent once; a keypress brings what changed (before, each
-    state message carried all 20,000 rows: ~800 KB and ~2 s a key)."""
-    import time
-
+    state message carried all 20,000 rows: ~800 KB a key). Weighed in characters received,
+    not timed: the machine's load must not decide the verdict."""
     from test_big_trees import variations_of_passes
 
     path = tmp_path / "big.sgf"
@@ -399,15 +398,13 @@ def test_keys_on_a_20000_node_tree_are_answered_with_changes_not_the_tree(
     page.upload([path])
     page.page.wait_for_function("window.imagoTreeRows === 20001", timeout=120_000)
     page.page.evaluate("document.activeElement.blur()")  # keys to the page, not the input
-    timings = []
-    for _ in range(8):
-        started = time.perf_counter()
-        page.key("ArrowRight")
-        timings.append(time.perf_counter() - started)
+    received_before = page.page.evaluate("window.imagoBytesReceived")
+    assert received_before > 400_000  # the whole tree did come once
+    page.key("ArrowRight", times=8)
     assert page.move_number() == 8
-    timings.sort()
-    print(f"\nkeypress to state drawn on a 20,001-node tree: median {timings[4] * 1000:.0f} ms")
-    assert timings[4] < 0.25, timings
+    per_key = (page.page.evaluate("window.imagoBytesReceived") - received_before) / 8
+    print(f"\ncharacters received per keypress on a 20,001-node tree: {per_key:,.0f}")
+    assert per_key < received_before / 20, (per_key, received_before)
     page.key("End")
     number = page.move_number()
     page.click_point(8, 8)

@@ -33,6 +33,7 @@ const page = {
 window.imagoTimings = []; // milliseconds from a click on the board to the move drawn
 window.imagoAnalysisTimes = []; // analysis updates: [arrival (performance.now()), new figures?]
 window.imagoStates = 0; // states drawn (tests wait on it)
+window.imagoBytesReceived = 0; // characters of server messages (tests weigh the traffic)
 window.imagoNotices = []; // every notice and error shown, in order
 
 const board = new BoardView($("board"));
@@ -48,7 +49,10 @@ function connect() {
     page.retry = 0;
     ws.send(JSON.stringify({ type: "hello", session: sessionStorage.getItem(SESSION_KEY) }));
   };
-  ws.onmessage = (event) => receive(JSON.parse(event.data));
+  ws.onmessage = (event) => {
+    window.imagoBytesReceived += event.data.length;
+    receive(JSON.parse(event.data));
+  };
   ws.onclose = () => {
     setConnection("disconnected: retrying…", "bad");
     const delay = Math.min(5000, 300 * 2 ** page.retry++);
