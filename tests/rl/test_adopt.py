@@ -6,36 +6,20 @@ import json
 from pathlib import Path
 
 import pytest
+from small_runs import run_with_two_rounds, small_config
 from typer.testing import CliRunner
 
 from imago.cli.app import app
 from imago.nn.rl_train import evaluate_examples, initial_model, load_window
 from imago.nn.store import load_model
-from imago.rl.config import smoke_config
 from imago.rl.folder import RunError, RunFolder, iter_round_files
-from imago.rl.selfplay import GameSpec
 from imago.rl.stages import adopt, bootstrap, init, self_play, train
-
-SPEC = GameSpec("othello", 6)
-
-
-def _run_with_two_generations(root: Path) -> RunFolder:
-    """A 6x6 Othello smoke run: generation 0 (b1c8), a round, generation 1, a second round."""
-    config = smoke_config(SPEC).with_changes({"holdout_fraction": 0.25})
-    folder = RunFolder(root)
-    init(folder, config)
-    bootstrap(folder, config)
-    self_play(folder, config, worker="w0")
-    assert train(folder, config) == 1
-    self_play(folder, config, worker="w1")
-    return folder
 
 
 def test_an_adopted_network_is_the_next_generation_and_the_run_trains_it_on(
     tmp_path: Path,
 ) -> None:
-    folder = _run_with_two_generations(tmp_path / "run")
-    config = smoke_config(SPEC).with_changes({"holdout_fraction": 0.25})
+    folder, config = run_with_two_rounds(tmp_path / "run")
     earlier = tmp_path / "generation0.pt"
     earlier.write_bytes(folder.model_path(0).read_bytes())
 
@@ -60,10 +44,10 @@ def test_an_adopted_network_is_the_next_generation_and_the_run_trains_it_on(
 
 
 def test_a_network_of_another_size_is_adopted(tmp_path: Path) -> None:
-    folder = _run_with_two_generations(tmp_path / "run")
+    folder, config = run_with_two_rounds(tmp_path / "run")
     larger = tmp_path / "b2c12.pt"
     initial_model(larger, game="othello", size=6, arch="b2c12", features="legal4", seed=3)
-    adopt(folder, smoke_config(SPEC), larger)
+    adopt(folder, config, larger)
     assert load_model(folder.model_path(2)).spec.name == "b2c12"
 
 
@@ -78,7 +62,7 @@ def test_a_network_of_another_size_is_adopted(tmp_path: Path) -> None:
 def test_a_network_the_run_cannot_train_is_refused_and_changes_nothing(
     tmp_path: Path, game: str, size: int, features: str, message: str
 ) -> None:
-    folder = _run_with_two_generations(tmp_path / "run")
+    folder, _ = run_with_two_rounds(tmp_path / "run")
     other = tmp_path / "other.pt"
     initial_model(other, game=game, size=size, arch="b1c8", features=features, seed=1)
     promoted = folder.best()
@@ -92,7 +76,7 @@ def test_a_network_the_run_cannot_train_is_refused_and_changes_nothing(
 def test_a_missing_or_broken_file_and_a_run_without_a_network_are_refused(
     tmp_path: Path,
 ) -> None:
-    config = smoke_config(SPEC)
+    config = small_config()
     folder = RunFolder(tmp_path / "run")
     init(folder, config)
     with pytest.raises(RunError, match="no network yet"):

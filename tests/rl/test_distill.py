@@ -9,38 +9,21 @@ from pathlib import Path
 
 import pytest
 import torch
+from small_runs import run_with_two_rounds, small_config
 from typer.testing import CliRunner
 
 from imago.cli.app import app
 from imago.nn.rl_train import StepsConfig, load_window
 from imago.nn.store import load_model
-from imago.rl.config import LoopConfig, smoke_config
+from imago.rl.config import LoopConfig
 from imago.rl.distill import DistillConfig, distill, report_path, trainer_path
 from imago.rl.folder import RunError, RunFolder, iter_round_files
-from imago.rl.selfplay import GameSpec
-from imago.rl.stages import bootstrap, init, load_config, self_play, train
-
-
-def _config() -> LoopConfig:
-    return smoke_config(GameSpec("othello", 6)).with_changes({"holdout_fraction": 0.25})
-
-
-def _played_run(root: Path) -> tuple[RunFolder, LoopConfig]:
-    """Rounds 0 and 1 played (generation 0 on 8 games, generation 1 on 8), generation 1 the
-    newest network: a b1c8 run."""
-    config = _config()
-    folder = RunFolder(root)
-    init(folder, config)
-    bootstrap(folder, config)
-    self_play(folder, config, worker="w0")
-    assert train(folder, config) == 1
-    self_play(folder, config, worker="w1")
-    return folder, config
+from imago.rl.stages import bootstrap, init, load_config, train
 
 
 @pytest.fixture(scope="module")
 def played(tmp_path_factory: pytest.TempPathFactory) -> tuple[RunFolder, LoopConfig]:
-    return _played_run(tmp_path_factory.mktemp("distill") / "run")
+    return run_with_two_rounds(tmp_path_factory.mktemp("distill") / "run")
 
 
 def _weights(path: Path) -> dict[str, torch.Tensor]:
@@ -67,7 +50,7 @@ def test_distill_trains_a_network_of_the_size_asked_on_the_newest_rounds(
 
 def test_distill_counts_only_rounds_that_were_played(tmp_path: Path) -> None:
     """The newest generation has not played yet: ``rounds=1`` is the newest played round."""
-    folder, config = _played_run(tmp_path / "run")
+    folder, config = run_with_two_rounds(tmp_path / "run")
     assert train(folder, config) == 2  # round 2 is empty
     row = distill(folder, config, tmp_path / "one.pt", DistillConfig("b1c8", rounds=1))
     assert row is not None
@@ -141,7 +124,7 @@ def test_distill_settings_out_of_range_are_refused(
 
 
 def test_distill_refuses_a_run_without_examples(tmp_path: Path) -> None:
-    config = _config()
+    config = small_config()
     folder = RunFolder(tmp_path / "run")
     init(folder, config)
     bootstrap(folder, config)

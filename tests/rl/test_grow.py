@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from small_runs import run_with_two_rounds
 from typer.testing import CliRunner
 
 from imago.cli.app import app
@@ -18,13 +19,7 @@ from imago.rl.stages import bootstrap, grow, init, self_play, train
 
 
 def test_a_grown_generation_plays_as_its_parent_and_the_run_trains_it_on(tmp_path: Path) -> None:
-    config = smoke_config(GameSpec("othello", 6)).with_changes({"holdout_fraction": 0.25})
-    folder = RunFolder(tmp_path / "run")
-    init(folder, config)
-    bootstrap(folder, config)
-    self_play(folder, config, worker="w0")
-    assert train(folder, config) == 1
-    self_play(folder, config, worker="w1")
+    folder, config = run_with_two_rounds(tmp_path / "run")
 
     shown = CliRunner().invoke(app, ["rl", "grow", str(folder.root), "--model", "b2c12"])
     assert shown.exit_code == 0, shown.output
