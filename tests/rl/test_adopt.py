@@ -43,6 +43,29 @@ def test_an_adopted_network_is_the_next_generation_and_the_run_trains_it_on(
     assert load_model(folder.model_path(3)).spec.name == "b1c8"
 
 
+def test_with_an_ownership_weight_the_adopted_network_gets_an_ownership_head(
+    tmp_path: Path,
+) -> None:
+    """The head is new; the policy and value are generation 1's, and training then learns
+    ownership (KataGo's auxiliary target) from the run's examples."""
+    folder, config = run_with_two_rounds(tmp_path / "run")
+    config = config.with_changes({"train.ownership_weight": 1.5})
+    assert not load_model(folder.model_path(1)).net.has_ownership
+    assert adopt(folder, config, folder.model_path(1)) == 2
+    assert load_model(folder.model_path(2)).net.has_ownership
+    examples = load_window(list(iter_round_files(folder, [1, 0], holdout=False)))
+    adopted = evaluate_examples(folder.model_path(2), examples)
+    parent = evaluate_examples(folder.model_path(1), examples)
+    assert adopted["policy_loss"] == pytest.approx(parent["policy_loss"], abs=1e-6)
+    assert adopted["value_mse"] == pytest.approx(parent["value_mse"], abs=1e-6)
+
+    self_play(folder, config, worker="w2")
+    assert train(folder, config) == 3
+    rows = [json.loads(line) for line in (folder.root / "metrics.jsonl").open()]
+    trained = [row for row in rows if row["event"] == "train"]
+    assert trained[-1]["generation"] == 3 and trained[-1]["ownership_loss"] > 0
+
+
 def test_a_network_of_another_size_is_adopted(tmp_path: Path) -> None:
     folder, config = run_with_two_rounds(tmp_path / "run")
     larger = tmp_path / "b2c12.pt"

@@ -593,7 +593,9 @@ def adopt(
 ) -> None:
     """Make the next generation a copy of MODEL (the run's game, board and input features; any
     size) and promote it: the run goes on from a network that played better than its newest
-    ones, on the same window (a roll-back, logged in metrics.jsonl)."""
+    ones, on the same window (a roll-back, logged in metrics.jsonl). With
+    train.ownership_weight above 0 (`imago rl set`), a network without an ownership head gets
+    one: the run learns ownership from there on."""
     from imago.rl.stages import adopt as make
 
     folder, config = _folder(run)

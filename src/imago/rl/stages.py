@@ -174,7 +174,9 @@ def adopt(folder: RunFolder, config: LoopConfig, model: Path) -> int:
     """The next generation: a copy of the network in ``model`` (an earlier generation's file,
     or a shipped or distilled network of the run's game, board and input features), promoted at
     once; the run goes on training it on the same window. This is how a run is rolled back when
-    its newest networks play worse than an earlier one. Returns the new generation."""
+    its newest networks play worse than an earlier one, and how it starts learning ownership:
+    with ``train.ownership_weight`` above 0, a network without an ownership head gets one (its
+    policy and value unchanged). Returns the new generation."""
     from imago.nn.models import ModelError
     from imago.nn.rl_train import initial_model
     from imago.nn.store import load_model
