@@ -37,6 +37,10 @@ def test_a_changed_setting_is_kept_and_logged(folder: RunFolder) -> None:
         ({"model": "b6c64"}, "fixed once a run exists"),
         ({"nn_precision": "fp16"}, "fp32 or int8"),
         ({"no_such_setting": 1}, "unknown setting"),
+        (  # real records have no ownership: refused now, not when the loop trains
+            {"train.records_share": 0.25, "train.ownership_weight": 1.5},
+            "no final margins, search values or ownership",
+        ),
     ],
 )
 def test_a_refused_change_leaves_the_run_as_it_was(
@@ -47,6 +51,20 @@ def test_a_refused_change_leaves_the_run_as_it_was(
         change_settings(folder, changes)
     assert folder.run_path.read_bytes() == before
     assert folder.metrics("settings") == []
+
+
+def test_settings_an_older_imago_let_through_are_mended_by_a_change(folder: RunFolder) -> None:
+    """Older versions took records_share with ownership_weight and failed only when the loop
+    trained; such a run is unreadable now, and ``rl set`` can still mend it."""
+    settings = json.loads(folder.run_path.read_text())
+    settings["config"]["train"].update(records_share=0.25, ownership_weight=1.5)
+    settings["config"]["train_records"] = ["records.sgf"]
+    folder.run_path.write_text(json.dumps(settings))
+    with pytest.raises(RunError, match="no final margins"):
+        load_config(folder)
+    change_settings(folder, {"train.records_share": 0})
+    mended = load_config(folder)
+    assert (mended.train.records_share, mended.train.ownership_weight) == (0, 1.5)
 
 
 def test_the_command_changes_a_run_and_refuses_a_malformed_change(folder: RunFolder) -> None:

@@ -64,18 +64,24 @@ def test_without_a_share_the_batch_is_drawn_as_before() -> None:
     assert rng.integers(0, 8) == before.integers(0, 8)  # the symmetry drawn next is the same
 
 
-def test_a_share_without_records_or_with_targets_records_lack_is_refused() -> None:
+def test_a_share_without_records_or_of_another_board_is_refused() -> None:
     window = _arrays(100, 0, targets=True)
-    records = with_played_targets(_arrays(50, 100, targets=False), ACTIONS)
     with pytest.raises(ValueError, match="records_share needs real records"):
         check_targets(window, StepsConfig(records_share=0.25), None)
-    with pytest.raises(ValueError, match="no final margins"):
-        check_targets(window, StepsConfig(records_share=0.25, score_weight=0.5), records)
     other_board = with_played_targets(_arrays(50, 100, targets=False), ACTIONS + 5)
     with pytest.raises(ValueError, match="another board"):
         check_targets(window, StepsConfig(records_share=0.25), other_board)
     with pytest.raises(ValueError, match="a share"):
         StepsConfig(records_share=1.0)
+
+
+@pytest.mark.parametrize("weight", ["score_weight", "search_weight", "ownership_weight"])
+def test_a_share_of_records_with_a_target_records_lack_is_refused(weight: str) -> None:
+    """Real records have no final margins, search values or ownership: the settings are
+    refused when made (``imago rl set`` included), not when the loop comes to train."""
+    with pytest.raises(ValueError, match="no final margins, search values or ownership"):
+        StepsConfig(records_share=0.25, **{weight: 0.5})
+    assert getattr(StepsConfig(records_share=0.0, **{weight: 0.5}), weight) == 0.5
 
 
 def test_the_run_settings_keep_training_records_apart_from_validation_records() -> None:

@@ -358,9 +358,10 @@ def set_settings(
 ) -> None:
     """Change settings of an existing run (any but the game and the network's shape and
     inputs); the loop uses them from its next start, and metrics.jsonl records the change."""
-    from imago.rl.stages import change_settings, load_config
+    from imago.rl.folder import RunFolder
+    from imago.rl.stages import change_settings, changed_config
 
-    folder, _ = _folder(run)
+    folder = RunFolder(run)
     updates: dict[str, Any] = {}
     for change in changes:
         key, eq, value = change.partition("=")
@@ -370,7 +371,7 @@ def set_settings(
     with _errors():
         # records, models: now; not the bootstrap network, which a run restored on another
         # machine may lack (it only made generation 0, and cannot change)
-        _check_inputs(load_config(folder).with_changes(updates), bootstrap=False)
+        _check_inputs(changed_config(folder, updates), bootstrap=False)
         change_settings(folder, updates)
     for key, value in updates.items():
         console.print(f"{run}: {key} = {json.dumps(value)}")

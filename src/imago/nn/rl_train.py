@@ -95,6 +95,14 @@ class StepsConfig:
             raise ValueError(f"ownership_weight must be >= 0 (got {self.ownership_weight})")
         if not 0.0 <= self.records_share < 1.0:
             raise ValueError(f"records_share is a share, 0 to below 1 (got {self.records_share})")
+        if self.records_share > 0 and (
+            self.score_weight or self.search_weight or self.ownership_weight
+        ):
+            raise ValueError(
+                "records_share mixes in real records, which have no final margins, search "
+                "values or ownership: with records_share above 0, score_weight, search_weight "
+                "and ownership_weight stay 0 (set records_share=0 first)"
+            )
         if self.schedule not in ("constant", "cosine", "step"):
             raise ValueError(f"schedule must be constant, cosine or step, not {self.schedule!r}")
 
@@ -134,11 +142,6 @@ def check_targets(
     if config.records_share > 0:
         if records is None or not len(records):
             raise ValueError("records_share needs real records to train on (none were given)")
-        if config.score_weight or config.search_weight or config.ownership_weight:
-            raise ValueError(
-                "records_share mixes in real records, which have no final margins, search "
-                "values or ownership: score_weight, search_weight and ownership_weight stay 0"
-            )
         if records.target is None or window.target is None:
             raise ValueError("records_share needs records with their move targets")
         if records.target.shape[1] != window.target.shape[1]:

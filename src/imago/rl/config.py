@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -201,16 +202,25 @@ class LoopConfig:
 
     def with_changes(self, changes: dict[str, Any]) -> LoopConfig:
         """A copy with dotted-name changes (``{"selfplay.simulations": 400}``)."""
-        data = self.to_json()
-        for name, value in changes.items():
-            target = data
-            *path, last = name.split(".")
-            for part in path:
-                target = target[part]
-            if last not in target:
+        return LoopConfig.from_json(changed_settings(self.to_json(), changes))
+
+
+def changed_settings(data: dict[str, Any], changes: dict[str, Any]) -> dict[str, Any]:
+    """A copy of settings as JSON (:meth:`LoopConfig.to_json`) with dotted-name changes, not
+    yet checked (:meth:`LoopConfig.from_json` checks them). :class:`RunError` for a name the
+    settings do not have."""
+    data = copy.deepcopy(data)
+    for name, value in changes.items():
+        target = data
+        *path, last = name.split(".")
+        for part in path:
+            if not isinstance(target.get(part), dict):
                 raise RunError(f"unknown setting {name!r}")
-            target[last] = value
-        return LoopConfig.from_json(data)
+            target = target[part]
+        if last not in target:
+            raise RunError(f"unknown setting {name!r}")
+        target[last] = value
+    return data
 
 
 def _names(cls: type) -> set[str]:

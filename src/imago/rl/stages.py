@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from imago.agents.base import StopFlag
-from imago.rl.config import LoopConfig
+from imago.rl.config import LoopConfig, changed_settings
 from imago.rl.examples import GameWriter, merge_leftovers, worker_name, worker_seed
 from imago.rl.folder import RunError, RunFolder, iter_round_files
 from imago.rl.precision import selfplay_onnx
@@ -71,19 +71,25 @@ FIXED_SETTINGS = ("spec", "model", "features", "bootstrap")
 examples and checkpoints depend on them)."""
 
 
-def change_settings(folder: RunFolder, changes: dict[str, Any]) -> LoopConfig:
-    """Change settings of an existing run (dotted names, as ``--set`` takes them), checked as a
-    new run's are, and log the change in ``metrics.jsonl``; the loop uses them from its next
-    start. :class:`RunError` (and nothing changed) for an unknown or fixed setting or a
-    value the settings refuse."""
+def changed_config(folder: RunFolder, changes: dict[str, Any]) -> LoopConfig:
+    """The settings of the run in ``folder`` with ``changes`` (dotted names, as ``--set`` takes
+    them), checked as a new run's are; nothing is written. The changes apply to the settings
+    as stored, so settings that no longer pass the checks (written by an older imago) can be
+    mended. :class:`RunError` for an unknown or fixed setting or a value the settings refuse."""
     fixed = sorted(name for name in changes if name.split(".")[0] in FIXED_SETTINGS)
     if fixed:
         raise RunError(
             f"{', '.join(fixed)}: fixed once a run exists (the game, the network's shape and "
             "inputs); start a new run with `imago rl init`"
         )
-    before = load_config(folder)
-    after = before.with_changes(changes)
+    return LoopConfig.from_json(changed_settings(folder.settings()["config"], changes))
+
+
+def change_settings(folder: RunFolder, changes: dict[str, Any]) -> LoopConfig:
+    """Change settings of an existing run (:func:`changed_config`) and log the change in
+    ``metrics.jsonl``; the loop uses them from its next start. :class:`RunError`, and nothing
+    changed, for a change :func:`changed_config` refuses."""
+    after = changed_config(folder, changes)
     settings = folder.settings()
     settings["config"] = after.to_json()
     folder.replace_settings({k: v for k, v in settings.items() if k not in ("format", "version")})
