@@ -64,6 +64,7 @@ def test_plane_counts_are_declared():
         "minigo17": 17,
         "history9": 9,
         "history11": 11,
+        "libs8": 8,
     }
     state = make("othello")
     for fs in FEATURE_SETS.values():
@@ -112,6 +113,32 @@ def test_history11_layout_history_then_legal_ones_colour():
     assert (planes[10] == 0).all()  # White to play
 
 
+def _liberty_planes(boards: np.ndarray) -> list[np.ndarray]:
+    """Stones whose group has exactly 1, 2, 3 liberties, by a plain breadth-first search."""
+    n, size, _ = boards.shape
+    planes = np.zeros((3, n, size, size), dtype=bool)
+    for b in range(n):
+        board = boards[b]
+        for r0 in range(size):
+            for c0 in range(size):
+                if board[r0, c0] == 0:
+                    continue
+                group, liberties, todo = {(r0, c0)}, set(), [(r0, c0)]
+                while todo:
+                    r, c = todo.pop()
+                    for q in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)):
+                        if not (0 <= q[0] < size and 0 <= q[1] < size):
+                            continue
+                        if board[q] == 0:
+                            liberties.add(q)
+                        elif board[q] == board[r0, c0] and q not in group:
+                            group.add(q)
+                            todo.append(q)
+                if 1 <= len(liberties) <= 3:
+                    planes[len(liberties) - 1, b, r0, c0] = True
+    return list(planes)
+
+
 def _reference_planes(name: str, positions: Positions) -> np.ndarray:
     """The feature sets written out in plain numpy, from their documented layouts."""
     boards, mover = positions.boards, positions.to_play.reshape(-1, 1, 1)
@@ -129,6 +156,7 @@ def _reference_planes(name: str, positions: Positions) -> np.ndarray:
         "minigo17": [*history(8), black],
         "history9": [*history(4), black],
         "history11": [*history(4), legal, ones, black],
+        "libs8": [*history(1), legal, ones, *_liberty_planes(boards[:, 0]), black],
     }[name]
     return np.stack(planes, axis=1).astype(np.uint8)
 
@@ -190,6 +218,105 @@ def test_positions_take_the_callers_legal_masks_as_given():
         passed = positions_from_states([state], history=2, legal=given)
         assert passed.legal is given
         assert (passed.boards == own.boards).all() and (passed.to_play == own.to_play).all()
+
+
+# libs8's liberty planes (4, 5, 6): the stones of groups with exactly 1, 2, 3 liberties.
+LIBERTY_CASES = [
+    (
+        """
+        X O . . .
+        X O . X X
+        . O . X .
+        O . . . .
+        X X X X X
+        """,
+        # X in the corner: one liberty; the lone O: two; the rest four or more
+        (
+            """
+        1 . . . .
+        1 . . . .
+        . . . . .
+        . . . . .
+        . . . . .
+        """,
+            """
+        . . . . .
+        . . . . .
+        . . . . .
+        1 . . . .
+        . . . . .
+        """,
+            """
+        . . . . .
+        . . . . .
+        . . . . .
+        . . . . .
+        . . . . .
+        """,
+        ),
+    ),
+    (
+        """
+        . X O . .
+        X O . O .
+        . X O . .
+        . . X . .
+        . . . . .
+        """,
+        # X b5 and O b4 in atari;
+        # X a4, O c5, X b3 and O c3 two; X c2 three; O d4 four
+        (
+            """
+        . 1 . . .
+        . 1 . . .
+        . . . . .
+        . . . . .
+        . . . . .
+        """,
+            """
+        . . 1 . .
+        1 . . . .
+        . 1 1 . .
+        . . . . .
+        . . . . .
+        """,
+            """
+        . . . . .
+        . . . . .
+        . . . . .
+        . . 1 . .
+        . . . . .
+        """,
+        ),
+    ),
+]
+
+
+@pytest.mark.parametrize(("diagram", "expected"), LIBERTY_CASES)
+def test_libs8_liberty_planes(diagram: str, expected: tuple[str, str, str]):
+    from imago.games.go import GoPosition
+
+    for mover in (Color.BLACK, Color.WHITE):
+        planes = feature_set("libs8").encode_states([GoPosition.from_diagram(diagram, mover)])[0]
+        for k, text in enumerate(expected):
+            assert (planes[4 + k] == grid(text)).all(), f"{k + 1} liberties:\n{planes[4 + k]}"
+        assert (planes[7] == int(mover is Color.BLACK)).all()
+
+
+def test_libs8_reads_ring_boards_as_newest_first_boards():
+    """Self-play keeps each game's boards in a ring (``newest``); the planes are the same."""
+    rng = np.random.default_rng(7)
+    boards = rng.integers(0, 3, (6, 3, 9, 9)).astype(np.int8)
+    to_play = rng.integers(1, 3, 6).astype(np.int8)
+    legal = rng.random((6, 82)) < 0.5
+    newest = rng.integers(0, 3, 6).astype(np.int64)
+    ring = np.empty_like(boards)
+    for b in range(6):
+        for k in range(3):
+            ring[b, (newest[b] + k) % 3] = boards[b, k]
+    fs = feature_set("libs8")
+    plain = fs.encode(Positions(boards, to_play, legal))
+    assert (fs.encode(Positions(ring, to_play, legal, newest)) == plain).all()
 
 
 def test_feature_sets_count_their_planes_and_history():

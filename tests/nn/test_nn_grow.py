@@ -120,3 +120,34 @@ def test_a_growth_that_would_lose_or_change_something_is_refused(
 ) -> None:
     with pytest.raises(ModelError, match=message):
         grown_config(parse_arch(small), large)
+
+
+#  from      to          what the first convolution gains
+#  legal4 -> libs8       4 planes (liberties 1, 2, 3; colour): same play, whatever they hold
+#  legal4 -> legal4      nothing (a copy)
+@pytest.mark.parametrize(("old", "new"), [("legal4", "libs8"), ("legal4", "legal4")])
+def test_a_network_grown_to_more_inputs_ignores_them_until_trained(old: str, new: str) -> None:
+    from imago.nn.features import feature_set
+    from imago.nn.grow import grow_input
+
+    small, large = feature_set(old), feature_set(new)
+    net = _trained_like("b2c8", planes=small.planes, size=7, seed=3)
+    wider = grow_input(net, _resnet("b2c8"), small, large).eval()
+    x = torch.rand(8, large.planes, 7, 7)
+    with torch.no_grad():
+        (policy, value), (wide_policy, wide_value) = net(x[:, : small.planes]), wider(x)
+    assert torch.allclose(policy, wide_policy, atol=1e-5)
+    assert value is not None and wide_value is not None
+    assert torch.allclose(value, wide_value, atol=1e-5)
+    stem = wider.stem[0].weight  # type: ignore[index]
+    assert stem.shape[1] == large.planes and not stem[:, small.planes :].any()
+
+
+@pytest.mark.parametrize(("old", "new"), [("legal4", "history11"), ("libs8", "legal4")])
+def test_inputs_grow_only_into_a_set_that_begins_with_the_old_one(old: str, new: str) -> None:
+    from imago.nn.features import feature_set
+    from imago.nn.grow import grow_input
+
+    net = _trained_like("b1c8", planes=feature_set(old).planes, size=5, seed=4)
+    with pytest.raises(ModelError, match="do not begin with"):
+        grow_input(net, _resnet("b1c8"), feature_set(old), feature_set(new))

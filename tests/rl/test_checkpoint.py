@@ -138,6 +138,58 @@ def test_a_damaged_or_foreign_checkpoint_is_refused_and_makes_no_run(tmp_path: P
     assert not (tmp_path / "new").exists()
 
 
+def test_a_run_restored_with_more_input_features_plays_as_before_and_trains_on_them(
+    tmp_path: Path,
+) -> None:
+    """legal4 -> libs8 (liberty planes and colour added): the examples are made with the new
+    features, their first planes as before; the next generation reads them and plays as the
+    newest did; training goes on from it."""
+    import torch
+
+    from imago.nn.features import feature_set
+    from imago.nn.store import load_model
+
+    config = _config("go", 7)
+    original = _two_rounds(tmp_path / "run", config)
+    checkpoint.write(original, tmp_path / "checkpoint")
+    same = RunFolder(tmp_path / "same")
+    checkpoint.restore(tmp_path / "checkpoint", same.root)
+    grown = RunFolder(tmp_path / "grown")
+    made = checkpoint.restore(tmp_path / "checkpoint", grown.root, features="libs8")
+    assert (made.generation, made.best) == (2, 2) and grown.best() == 2
+    assert json.loads((grown.root / "run.json").read_text())["config"]["features"] == "libs8"
+    assert not grown.checkpoint_path.exists()  # the old optimiser state fits no more
+    size, libs8 = config.spec.size, feature_set("libs8")
+    for old_file, new_file in zip(same.example_files(0), grown.example_files(0), strict=True):
+        old = unpack(read_shard(old_file), 4, size)
+        new = unpack(read_shard(new_file), libs8.planes, size)
+        assert np.array_equal(new.planes[:, :4], old.planes)
+        assert new.planes[:, 4:7].any()  # groups with few liberties, in real games
+        assert np.array_equal(new.policy, old.policy) and np.array_equal(new.value, old.value)
+    before, after = load_model(grown.model_path(1)), load_model(grown.model_path(2))
+    assert after.spec.features == "libs8" and after.spec.arch == before.spec.arch
+    x = torch.from_numpy(new.planes.astype(np.float32))
+    with torch.no_grad():
+        (p1, v1), (p2, v2) = before.net(x[:, :4]), after.net(x)
+    assert torch.allclose(p1, p2, atol=1e-5) and torch.allclose(v1, v2, atol=1e-5)
+    assert train(grown, config) == 3
+    assert load_model(grown.model_path(3)).spec.features == "libs8"
+
+
+@pytest.mark.parametrize(
+    ("features", "message"),
+    [("nope", "unknown feature set"), ("history11", "does not begin with")],
+)
+def test_a_restore_to_features_the_network_cannot_grow_into_makes_no_run(
+    tmp_path: Path, features: str, message: str
+) -> None:
+    config = _config("go", 7)
+    checkpoint.write(_two_rounds(tmp_path / "run", config), tmp_path / "checkpoint")
+    with pytest.raises(checkpoint.CheckpointError, match=message):
+        checkpoint.restore(tmp_path / "checkpoint", tmp_path / "new", features=features)
+    assert not (tmp_path / "new").exists()
+
+
 def test_examples_that_replaying_does_not_give_back_are_not_checkpointed(
     tmp_path: Path,
 ) -> None:

@@ -845,13 +845,19 @@ def checkpoint(
 def restore(
     checkpoint: Path = typer.Argument(..., help="A checkpoint written by imago rl checkpoint."),
     run: Path = typer.Argument(..., help="The run folder to make (new or empty)."),
+    features: str = typer.Option(
+        None,
+        help="Change the input features to these (a set that begins with the run's, e.g. "
+        "libs8 for legal4): the examples are made with them and the newest network grows "
+        "their planes, playing as it did.",
+    ),
 ) -> None:
     """Make a run folder from a checkpoint (the example files rebuilt by replaying the games),
     ready for imago rl loop to continue the run."""
     from imago.rl.checkpoint import restore as make
 
     with _errors():
-        made = make(checkpoint, run)
+        made = make(checkpoint, run, features)
     console.print(
         f"run {run}: generation {made.generation} (promoted {made.best}), "
         f"{made.games:,} games and {made.examples:,} examples rebuilt; continue it with "

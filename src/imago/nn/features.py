@@ -17,6 +17,9 @@ feature set    planes  what
                        (``own_t, opp_t, own_t-1, opp_t-1, ...``), then ones if Black is to play
                        (MiniGo's ``features.py`` layout, design 003)
 ``history9``   9       the same for the last 4 positions, then the colour plane (design 001)
+``libs8``      8       ``legal4``, then the stones in groups with exactly 1, 2 and 3 liberties (Go;
+                       KataGo's liberty planes), then ones if Black is to play (komi's side);
+                       begins as ``legal4`` does, so a ``legal4`` network grows into it
 ``history11``  11      own/opponent stones for the last 4 positions, legal moves, ones, colour
                        (the big-board networks: the last moves locate the fight, the ones plane
                        the edge)
@@ -37,7 +40,7 @@ import numpy.typing as npt
 
 from imago.core.color import Color
 from imago.core.game import GameState
-from imago.nn._feature_kernels import fill_colour, fill_legal, fill_stone_history
+from imago.nn._feature_kernels import fill_colour, fill_legal, fill_liberties, fill_stone_history
 
 Planes = npt.NDArray[np.uint8]
 
@@ -156,6 +159,13 @@ def _legal_moves(positions: Positions, out: Planes, first: int, count: int) -> N
     fill_legal(positions.legal, out, first)
 
 
+def _liberties(positions: Positions, out: Planes, first: int, count: int) -> None:
+    boards = positions.boards
+    flat = boards.reshape(boards.shape[0], boards.shape[1], -1)
+    newest = _NEWEST_FIRST if positions.newest is None else positions.newest
+    fill_liberties(flat, newest, positions.size, out, first)
+
+
 def _ones(positions: Positions, out: Planes, first: int, count: int) -> None:
     out[:, first : first + count] = 1
 
@@ -172,6 +182,9 @@ ONES = Feature("ones", 1, 1, _ones)
 """A constant plane of ones (lets a zero-padded convolution see the edge)."""
 BLACK_TO_PLAY = Feature("black_to_play", 1, 1, _black_to_play)
 """Ones if Black is to move, zeros if White is."""
+LIBERTIES = Feature("liberties", 3, 1, _liberties)
+"""Go: the stones (of either colour) whose group has exactly 1, 2 or 3 liberties, one plane each
+(KataGo's liberty inputs; AlphaGo's policy network had eight such planes)."""
 
 
 def stone_history(depth: int) -> Feature:
@@ -189,6 +202,11 @@ FEATURE_SETS: dict[str, FeatureSet] = {
         ),
         FeatureSet(
             "history9", (stone_history(4), BLACK_TO_PLAY), "4 positions of history + colour (001)"
+        ),
+        FeatureSet(
+            "libs8",
+            (STONES, LEGAL, ONES, LIBERTIES, BLACK_TO_PLAY),
+            "legal4 + groups with 1, 2 or 3 liberties + colour (9x9 Go)",
         ),
         FeatureSet(
             "history11",

@@ -14,7 +14,11 @@ uses the new capacity. Two function-preserving moves (Chen, Goodfellow and Shlen
   last batch norm's scale and shift at zero, so each adds nothing to the residual stream
   (``relu(x + 0) = x`` on the non-negative output of a block) until training moves them.
 
-Only the trunk grows: the game, board, input features and heads stay as they are.
+* **more inputs** (``legal4 -> libs8``): a feature set that begins with the old one's planes
+  adds planes after them; the first convolution's weights from the new planes start at zero,
+  so the network sees them only as training gives them weight.
+
+The game, board and heads stay as they are.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from imago.nn.features import FeatureSet
 from imago.nn.models import ModelError, Net, ResNetConfig, parse_arch
 
 
@@ -77,3 +82,24 @@ def _widened(old: Any, fresh: Any) -> Any:
     if out.dim() >= 2:
         out[: old.shape[0], old.shape[1] :] = 0
     return out
+
+
+def grow_input(net: Net, config: ResNetConfig, old: FeatureSet, new: FeatureSet) -> Net:
+    """A network that reads ``new``'s planes and plays as ``net`` (which reads ``old``'s)
+    did; ``new`` must begin with ``old``'s features, in order (:class:`ModelError` if not)."""
+    from imago.nn.models import build_net
+
+    if new.features[: len(old.features)] != old.features or new.planes < old.planes:
+        raise ModelError(
+            f"the {new.name} features do not begin with the {old.name} ones: a network reading "
+            f"{old.name} cannot grow into one reading {new.name}"
+        )
+    if net.planes != old.planes:
+        raise ModelError(f"the network reads {net.planes} planes, not {old.name}'s {old.planes}")
+    wider = build_net(config, new.planes, net.size)
+    old_state = net.state_dict()
+    state = wider.state_dict()
+    for name, tensor in state.items():
+        state[name] = _widened(old_state[name], tensor)
+    wider.load_state_dict(state)
+    return wider

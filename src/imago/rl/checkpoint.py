@@ -310,29 +310,39 @@ def read_manifest(source: str | Path) -> dict[str, Any]:
     return manifest
 
 
-def restore(source: str | Path, run: str | Path) -> CheckpointSummary:
+def restore(source: str | Path, run: str | Path, features: str | None = None) -> CheckpointSummary:
     """Make a run folder at ``run`` (new or empty) from the checkpoint at ``source``: the
     run's settings, promotions, metrics and kept networks, the trainer's state, and the
-    training window's example files rebuilt by replaying their games."""
+    training window's example files rebuilt by replaying their games.
+
+    ``features``: input features other than the run's (a set that begins with them, such as
+    ``libs8`` for ``legal4``): the examples are made with them, and the next generation is
+    the newest one reading them, playing as it did (:func:`imago.rl.stages.grow_features`),
+    trained from there with a fresh optimiser."""
     from imago.nn.export import export_onnx
 
     root = Path(source)
     manifest = read_manifest(root)
+    change = features is not None and features != manifest["features"]
+    planes = (
+        _new_features(root, manifest, features) if change else feature_set(manifest["features"])
+    )
     folder = RunFolder(run)
     settings = dict(manifest["run"])
     settings.pop("format", None)
     settings.pop("version", None)
+    if change:
+        settings["config"] = {**settings["config"], "features": planes.name}
     folder.create(settings)
     from imago.rl.stages import load_config
 
     config = load_config(folder)
-    features = feature_set(manifest["features"])
     examples = games = 0
     for round_ in manifest["rounds"]:
         for split, holdout in SPLITS.items():
             path = root / "window" / f"{generation_name(round_)}-{split}.npz"
             if path.is_file():
-                made = _restore_window(folder, round_, holdout, path, config.spec, features)
+                made = _restore_window(folder, round_, holdout, path, config.spec, planes)
                 games += made[0]
                 examples += made[1]
     lineage = json.loads((root / "lineage.json").read_text(encoding="utf-8"))
@@ -343,21 +353,52 @@ def restore(source: str | Path, run: str | Path) -> CheckpointSummary:
         shutil.copyfile(root / "models" / f"{name}.pt", folder.model_path(generation))
         export_onnx(folder.model_path(generation), folder.model_path(generation, ".onnx"))
         folder.write_lineage(generation, lineage[str(generation)])
-    if (root / "trainer.pt").is_file():
+    if (root / "trainer.pt").is_file() and not change:
         folder.checkpoint_path.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(root / "trainer.pt", folder.checkpoint_path)
     shutil.copyfile(root / "metrics.jsonl", folder.metrics_path)
     atomic_write_json(folder.best_path, manifest["best"])
     folder.log("restore", source=str(root), generation=manifest["generation"], games=games)
+    generation, promoted = int(manifest["generation"]), int(manifest["promoted"])
+    if change:
+        from imago.rl.stages import grow_features
+
+        generation = promoted = grow_features(folder, planes.name)
     return CheckpointSummary(
         folder.root,
-        int(manifest["generation"]),
-        int(manifest["promoted"]),
+        generation,
+        promoted,
         tuple(manifest["rounds"]),
         games,
         examples,
         _size(root),
     )
+
+
+def _new_features(root: Path, manifest: dict[str, Any], name: str | None) -> FeatureSet:
+    """The feature set ``name`` that a restored run changes to, after checking (before anything
+    is written) that the newest network can grow into it."""
+    from imago.nn.models import ModelError, ResNetConfig
+    from imago.nn.store import load_model
+
+    try:
+        new = feature_set(str(name))
+    except ValueError as error:
+        raise CheckpointError(str(error)) from None
+    old = feature_set(manifest["features"])
+    if new.features[: len(old.features)] != old.features:
+        raise CheckpointError(
+            f"the run's networks read {old.name}; {new.name} does not begin with those planes, "
+            "so its newest network cannot grow into it"
+        )
+    newest = root / "models" / f"{generation_name(int(manifest['generation']))}.pt"
+    try:
+        arch = load_model(newest).spec.arch
+    except (ModelError, OSError) as error:
+        raise CheckpointError(f"cannot read {newest}: {error}") from None
+    if not isinstance(arch, ResNetConfig):
+        raise CheckpointError(f"{newest} is not a bBcC network: only those grow new inputs")
+    return new
 
 
 def _restore_window(

@@ -161,6 +161,40 @@ def grow(folder: RunFolder, config: LoopConfig, arch: str, *, seed: int = 0) -> 
     return new
 
 
+def grow_features(folder: RunFolder, features: str) -> int:
+    """The next generation: the newest one reading ``features`` (a set that begins with its
+    own, :func:`imago.nn.grow.grow_input`), playing as it does, promoted at once. The window's
+    examples must hold ``features`` already: :func:`imago.rl.checkpoint.restore` with
+    ``features`` re-encodes them and calls this. Returns the new generation."""
+    from imago.nn.features import feature_set
+    from imago.nn.grow import grow_input
+    from imago.nn.models import ModelError, ResNetConfig
+    from imago.nn.models import parameter_count as count
+    from imago.nn.store import ModelSpec, load_model, save_model
+
+    latest = folder.latest()
+    if latest is None:
+        raise RunError(f"{folder.root} has no network yet: run `imago rl bootstrap` first")
+    loaded = load_model(folder.model_path(latest))
+    if not isinstance(loaded.spec.arch, ResNetConfig):
+        raise RunError(f"generation {latest} is a {loaded.spec.name} network: only bBcC grow")
+    try:
+        net = grow_input(
+            loaded.net, loaded.spec.arch, loaded.spec.feature_set, feature_set(features)
+        )
+    except (ModelError, ValueError) as error:
+        raise RunError(f"generation {latest} cannot read {features}: {error}") from None
+    spec = ModelSpec(loaded.spec.game, loaded.spec.size, features, loaded.spec.arch)
+    new = latest + 1
+    source = f"generation {latest} reading {features}"
+    save_model(folder.model_path(new), net, spec, {**loaded.info, "source": source})
+    made = {"arch": spec.name, "features": features, "parameters": count(net)}
+    _promote_made(
+        folder, new, source, f"{features} inputs added to generation {latest}", "grow", made
+    )
+    return new
+
+
 def _promote_made(
     folder: RunFolder, new: int, source: str, reason: str, event: str, made: dict[str, Any]
 ) -> None:

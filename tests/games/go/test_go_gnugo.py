@@ -130,3 +130,36 @@ def test_fixed_handicap_matches_gnugo(gnugo: str, size: int):
             engine.command(f"fixed_handicap {too_many}")
         with pytest.raises(ValueError):
             fixed_handicap_points(size, too_many)
+
+
+def test_liberty_planes_agree_with_gnugo_countlib(gnugo: str):
+    """The ``libs8`` network inputs (stones of groups with exactly 1, 2, 3 liberties) against
+    GNU Go's ``countlib`` for every stone, along random 9x9 games."""
+    from imago.nn.features import feature_set
+
+    size, rng, checked = 9, random.Random(81), 0
+    rules = GoRules(ko=KoRule.SIMPLE, suicide_allowed=False, scoring=Scoring.AREA, komi=7.5)
+    with GnuGo(gnugo, "--simple-ko", "--forbid-suicide") as engine:
+        for game in range(3):
+            engine.batch([f"boardsize {size}", "clear_board"])
+            position = new_game(size, rules)
+            while not position.is_over() and position.move_number < 150:
+                move = _random_move(position, rng, 0.05)
+                engine.command(f"play {position.to_play.name.lower()} {move.to_gtp(size)}")
+                position = position.play(move)
+                if position.move_number % 5 or position.is_over():
+                    continue
+                planes = feature_set("libs8").encode_states([position])[0, 4:7]
+                stones = [Move.play(p) for c in Color for p in position.stones(c)]
+                answers = engine.batch([f"countlib {m.to_gtp(size)}" for m in stones])
+                for move, answer in zip(stones, answers, strict=True):
+                    point, liberties = move.point, int(answer)
+                    assert point is not None
+                    ours = [int(planes[k, point.row, point.col]) for k in range(3)]
+                    theirs = [int(liberties == k + 1) for k in range(3)]
+                    assert ours == theirs, (
+                        f"game {game} move {position.move_number}, {move.to_gtp(size)}: GNU Go "
+                        f"counts {liberties} liberties\n{position.diagram()}"
+                    )
+                    checked += 1
+    assert checked > 1000
