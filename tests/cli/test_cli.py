@@ -112,3 +112,13 @@ def test_benchmarks_are_listed_without_the_web_extra():
     assert result.returncode == 0, result.stderr
     assert result.stdout.split()[:2] == ["True", "True"]
     assert "starlette is not installed: pip install 'imago[web]'" in result.stdout
+
+
+def test_dataset_help_names_every_feature_set():
+    from imago.nn.features import FEATURE_SETS
+
+    result = run("train", "dataset", "--help")
+    assert result.returncode == 0
+    text = " ".join(result.stdout.replace("│", " ").split())
+    for name in FEATURE_SETS:
+        assert name in text, name

@@ -184,7 +184,7 @@ def dataset(
         None, help="Board size (default 8 for Othello, 9 for Go).", show_default=False
     ),
     features: str = typer.Option(
-        "legal4", help="Feature set: stones2, legal4, history9, minigo17."
+        "legal4", help="Feature set: stones2, legal4, libs8 (Go), history9, history11, minigo17."
     ),
     val_fraction: float = typer.Option(0.05, help="Share of games for validation (by game)."),
     val_years: str = typer.Option(None, help="Validate on these years instead, e.g. 2023-2025."),
