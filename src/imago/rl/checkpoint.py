@@ -30,6 +30,10 @@ make them again, and :func:`write` checks, before it writes anything, that repla
 back every stored example bit for bit. A restored run therefore trains its next generation
 on exactly the examples the original would have (the same batches, drawn from the same
 seeds); its networks and optimiser state are the originals rounded to float16.
+
+Because the planes are made again, a run can change its input features on the way: restored
+with ``features`` that begin with the run's own (``libs8`` after ``legal4``), every example is
+encoded with them and the next generation is the newest one grown to read them.
 """
 
 from __future__ import annotations
@@ -324,7 +328,7 @@ def restore(source: str | Path, run: str | Path, features: str | None = None) ->
     root = Path(source)
     manifest = read_manifest(root)
     change = features is not None and features != manifest["features"]
-    planes = (
+    inputs = (
         _new_features(root, manifest, features) if change else feature_set(manifest["features"])
     )
     folder = RunFolder(run)
@@ -332,7 +336,7 @@ def restore(source: str | Path, run: str | Path, features: str | None = None) ->
     settings.pop("format", None)
     settings.pop("version", None)
     if change:
-        settings["config"] = {**settings["config"], "features": planes.name}
+        settings["config"] = {**settings["config"], "features": inputs.name}
     folder.create(settings)
     from imago.rl.stages import load_config
 
@@ -342,7 +346,7 @@ def restore(source: str | Path, run: str | Path, features: str | None = None) ->
         for split, holdout in SPLITS.items():
             path = root / "window" / f"{generation_name(round_)}-{split}.npz"
             if path.is_file():
-                made = _restore_window(folder, round_, holdout, path, config.spec, planes)
+                made = _restore_window(folder, round_, holdout, path, config.spec, inputs)
                 games += made[0]
                 examples += made[1]
     lineage = json.loads((root / "lineage.json").read_text(encoding="utf-8"))
@@ -363,7 +367,7 @@ def restore(source: str | Path, run: str | Path, features: str | None = None) ->
     if change:
         from imago.rl.stages import grow_features
 
-        generation = promoted = grow_features(folder, planes.name)
+        generation = promoted = grow_features(folder, inputs.name)
     return CheckpointSummary(
         folder.root,
         generation,
