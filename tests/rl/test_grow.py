@@ -33,6 +33,11 @@ def test_a_grown_generation_plays_as_its_parent_and_the_run_trains_it_on(tmp_pat
     for name in ("policy_loss", "value_mse"):
         assert after[name] == pytest.approx(before[name], abs=1e-5)
 
+    listed = CliRunner().invoke(app, ["rl", "status", str(folder.root)], env={"COLUMNS": "200"})
+    assert listed.exit_code == 0, listed.output
+    row = next(line for line in listed.output.splitlines() if line.startswith("│ 2 "))
+    assert "grown" in row  # promoted without a gating match
+
     self_play(folder, config, worker="w2")
     assert train(folder, config) == 3
     assert load_model(folder.model_path(3)).spec.name == "b2c12"

@@ -793,7 +793,10 @@ def status(run: Path = RUN) -> None:
         for row in folder.metrics("references")
         if "gen0" in row.get("scores", {})
     }
-    for gen in sorted({0, *trainings, *folder.generations()}):
+    made = {row["generation"]: "grown" for row in folder.metrics("grow")} | {
+        row["generation"]: "adopted" for row in folder.metrics("adopt")
+    }  # promoted when made, without a gating match
+    for gen in sorted({0, *trainings, *made, *folder.generations()}):
         ev, tr, va = evaluations.get(gen), trainings.get(gen), validations.get(gen)
         records = va.get("records", {}) if va else {}
         vs0 = anchored.get(gen)
@@ -808,7 +811,7 @@ def status(run: Path = RUN) -> None:
             f"{ev['score']:.1%} ({ev['wins']}-{ev['draws']}-{ev['losses']})"
             if ev and "score" in ev
             else "",
-            "yes" if ev and ev.get("promoted") else "",
+            "yes" if ev and ev.get("promoted") else made.get(gen, ""),
             f"{vs0['score']:.1%} [{vs0['low']:.1%}, {vs0['high']:.1%}] of {vs0['games']}"
             if vs0
             else "",
