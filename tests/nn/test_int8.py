@@ -87,9 +87,10 @@ def test_az_plays_with_the_int8_copy(exports: tuple[Path, Path]) -> None:
 SHIPPED_COPIES = [("othello", 8), ("go", 9)]
 
 
-def _go_positions(count: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """``legal4`` planes and legal masks of 9x9 positions after random moves (no passes)."""
-    features = feature_set("legal4")
+def _go_positions(count: int, seed: int, features_name: str) -> tuple[np.ndarray, np.ndarray]:
+    """Planes of ``features_name`` and legal masks of 9x9 positions after random moves (no
+    passes)."""
+    features = feature_set(features_name)
     rng = np.random.default_rng(seed)
     states: list[GameState] = []
     while len(states) < count:
@@ -111,9 +112,14 @@ def test_the_shipped_int8_copy_is_a_copy_of_the_shipped_az_network(game: str, si
     would fail the second)."""
     from imago.nn.shipped import az_model
 
+    from imago.nn.store import load_model
+
     model = az_model(game, size)
     copy = model.with_suffix(".int8.onnx")
-    planes, legal = _positions(200, seed=7) if game == "othello" else _go_positions(200, seed=7)
+    features = load_model(model).spec.features
+    planes, legal = (
+        _positions(200, seed=7) if game == "othello" else _go_positions(200, 7, features)
+    )
     outputs = {}
     for name, onnx_file in (("fp32", None), ("int8", copy)):
         session = onnx_session(model, size=size, onnx_file=onnx_file)
