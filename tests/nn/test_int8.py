@@ -111,7 +111,6 @@ def test_the_shipped_int8_copy_is_a_copy_of_the_shipped_az_network(game: str, si
     most positions and values within a few hundredths (another network of the same shape
     would fail the second)."""
     from imago.nn.shipped import az_model
-
     from imago.nn.store import load_model
 
     model = az_model(game, size)
