@@ -12,6 +12,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from imago.games.go import fastpath as gf
+
 
 @njit(cache=True)
 def fill_stone_history(
@@ -75,63 +77,15 @@ def fill_liberties(
 ) -> None:
     """``out[b, first + k]`` for ``k < 3``: the stones of either colour on the current board of
     ``b`` (``boards`` and ``newest`` as for :func:`fill_stone_history`) whose group has exactly
-    ``k + 1`` liberties (Go: the empty points next to any stone of the group)."""
+    ``k + 1`` liberties, as the Go rules count them (:func:`imago.games.go.fastpath.liberties`)."""
     n = out.shape[0]
     history = boards.shape[1]
     points = size * size
     ring = newest.shape[0] > 0
-    members = np.empty(points, dtype=np.int64)
-    grouped = np.zeros(points, dtype=np.bool_)
-    counted = np.zeros(points, dtype=np.int64)  # the group (its first member + 1) that counted it
+    counts = np.empty(points, dtype=np.int64)
     for b in range(n):
-        board = boards[b, newest[b] % history if ring else 0]
+        gf.liberties(boards[b, newest[b] % history if ring else 0], size, counts)
         for k in range(3):
             plane = out[b, first + k]
             for p in range(points):
-                plane[p] = 0
-        grouped[:] = False
-        for start in range(points):
-            colour = board[start]
-            if colour == 0 or grouped[start]:
-                continue
-            mark = b * points + start + 1  # unique to this group across the batch
-            grouped[start] = True
-            members[0] = start
-            found = 1
-            liberties = 0
-            i = 0
-            while i < found:
-                p = members[i]
-                i += 1
-                r = p // size
-                c = p - r * size
-                for d in range(4):
-                    if d == 0:
-                        if r == 0:
-                            continue
-                        q = p - size
-                    elif d == 1:
-                        if r == size - 1:
-                            continue
-                        q = p + size
-                    elif d == 2:
-                        if c == 0:
-                            continue
-                        q = p - 1
-                    else:
-                        if c == size - 1:
-                            continue
-                        q = p + 1
-                    value = board[q]
-                    if value == 0:
-                        if counted[q] != mark:
-                            counted[q] = mark
-                            liberties += 1
-                    elif value == colour and not grouped[q]:
-                        grouped[q] = True
-                        members[found] = q
-                        found += 1
-            if 1 <= liberties <= 3:  # 0 only on a board no legal game reaches
-                plane = out[b, first + liberties - 1]
-                for j in range(found):
-                    plane[members[j]] = 1
+                plane[p] = counts[p] == k + 1

@@ -44,7 +44,7 @@ def _refused(kernel: str, value: Any) -> bool:
         return math.isnan(value)
     if kernel == "is_true_eye":
         return value is False or value == 0
-    if kernel in ("play", "check", "area"):
+    if kernel in ("play", "check", "area", "liberties"):
         return bool(value == f.BAD_INPUT)
     return bool(value == -1)
 
@@ -112,6 +112,9 @@ CASES: list[tuple[str, str, Call]] = [
     ("history_key", "short state", lambda s, o, r: f.history_key(s[:SHORT], SIZE, 1)),
     ("area", "out too short", lambda s, o, r: f.area(s, SIZE, o[: NN - 1])),
     ("area", "short state", lambda s, o, r: f.area(s[:SHORT], SIZE, o)),
+    ("liberties", "out too short", lambda s, o, r: f.liberties(s, SIZE, o[: NN - 1])),
+    ("liberties", "board too short", lambda s, o, r: f.liberties(s[: NN - 1], SIZE, o)),
+    ("liberties", "size 26", lambda s, o, r: f.liberties(s, 26, o)),
     ("area_score", "short state", lambda s, o, r: f.area_score(s[:SHORT], SIZE)),
     ("area_score", "a 19x19 size on a 9x9 array", lambda s, o, r: f.area_score(s, 19)),
     ("finish", "short state", lambda s, o, r: f.finish(s[:SHORT], SIZE, False, 1, NO_KEYS, True)),
@@ -150,7 +153,7 @@ def test_the_table_covers_every_public_kernel_that_indexes_or_writes() -> None:
         "play", "check", "is_true_eye", "legal_actions", "sensible_actions", "legal_list",
         "child", "random_move", "playout", "playouts", "result_hash", "history_key", "area",
         "area_score", "finish", "group_head", "next_stone", "group_size", "atari_liberty",
-        "empty_at",
+        "empty_at", "liberties",
     }  # fmt: skip
 
 

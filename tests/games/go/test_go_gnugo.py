@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import random
 
+import numpy as np
 import pytest
 from gnugo_driver import GnuGo
 
@@ -132,13 +133,16 @@ def test_fixed_handicap_matches_gnugo(gnugo: str, size: int):
             fixed_handicap_points(size, too_many)
 
 
-def test_liberty_planes_agree_with_gnugo_countlib(gnugo: str):
-    """The ``libs8`` network inputs (stones of groups with exactly 1, 2, 3 liberties) against
-    GNU Go's ``countlib`` for every stone, along random 9x9 games."""
+def test_liberty_counts_agree_with_gnugo_countlib(gnugo: str):
+    """The rules' liberty count of every stone (``fastpath.liberties``, behind alpha-beta's
+    evaluation and the ``libs8`` network inputs) against GNU Go's ``countlib``, along random
+    9x9 games; and the ``libs8`` planes, the stones of groups with exactly 1, 2, 3 of them."""
+    from imago.games.go import fastpath
     from imago.nn.features import feature_set
 
     size, rng, checked = 9, random.Random(81), 0
     rules = GoRules(ko=KoRule.SIMPLE, suicide_allowed=False, scoring=Scoring.AREA, komi=7.5)
+    counts = np.empty(size * size, dtype=np.int64)
     with GnuGo(gnugo, "--simple-ko", "--forbid-suicide") as engine:
         for game in range(3):
             engine.batch([f"boardsize {size}", "clear_board"])
@@ -149,17 +153,21 @@ def test_liberty_planes_agree_with_gnugo_countlib(gnugo: str):
                 position = position.play(move)
                 if position.move_number % 5 or position.is_over():
                     continue
-                planes = feature_set("libs8").encode_states([position])[0, 4:7]
+                board = position.board().ravel()
+                assert fastpath.liberties(board, size, counts) == fastpath.OK
+                planes = feature_set("libs8").encode_states([position])[0, 4:7].reshape(3, -1)
                 stones = [Move.play(p) for c in Color for p in position.stones(c)]
                 answers = engine.batch([f"countlib {m.to_gtp(size)}" for m in stones])
                 for move, answer in zip(stones, answers, strict=True):
-                    point, liberties = move.point, int(answer)
+                    point = move.point
                     assert point is not None
-                    ours = [int(planes[k, point.row, point.col]) for k in range(3)]
-                    theirs = [int(liberties == k + 1) for k in range(3)]
-                    assert ours == theirs, (
+                    at = point.row * size + point.col
+                    assert counts[at] == int(answer), (
                         f"game {game} move {position.move_number}, {move.to_gtp(size)}: GNU Go "
-                        f"counts {liberties} liberties\n{position.diagram()}"
+                        f"counts {answer} liberties, imago {counts[at]}\n{position.diagram()}"
                     )
+                    assert [int(planes[k, at]) for k in range(3)] == [
+                        int(counts[at] == k + 1) for k in range(3)
+                    ]
                     checked += 1
     assert checked > 1000

@@ -3,8 +3,9 @@
 
 The evaluation is 001's small-board heuristic: a score estimate (stones plus empty points next
 to one colour only, komi included; the exact area count at the end of the game),
-plus, in the early game, liberties (groups short of liberties are penalised) and position
-(the third and fourth lines preferred to the edge). Values are from the side to move's point of
+plus liberties (groups short of liberties are penalised; the rules count them,
+:func:`imago.games.go.fastpath.liberties`) and, in the early game, position (the third and
+fourth lines preferred to the edge). Values are from the side to move's point of
 view, 100 to a point; a finished game (two passes) is worth ``WIN`` plus the score.
 
 ``stats`` is ``int64[3]``: ``[nodes, node_limit (0 = none), aborted]``; the table is
@@ -28,58 +29,18 @@ U0 = np.uint64(0)
 
 
 @numba.njit(cache=True)
-def _liberty_penalty(board: np.ndarray, size: int, color: int) -> int:
-    """Sum over ``color``'s groups of a penalty for few liberties (4 for one, 1 for two)."""
-    nn = size * size
-    seen = np.zeros(nn, dtype=np.int64)
-    libmark = np.zeros(nn, dtype=np.int64)
-    stack = np.empty(nn, dtype=np.int64)
+def _liberty_penalty(board: np.ndarray, size: int) -> int:
+    """Black's penalty for groups short of liberties less White's: 4 a stone of a group with
+    one liberty, 1 a stone of a group with two."""
+    counts = np.empty(size * size, dtype=np.int64)
+    gf.liberties(board, size, counts)
     penalty = 0
-    stamp = 0
-    for start in range(nn):
-        if board[start] != color or seen[start]:
-            continue
-        stamp += 1
-        top = 0
-        stack[top] = start
-        top += 1
-        seen[start] = 1
-        libs = 0
-        stones = 0
-        while top > 0:
-            top -= 1
-            q = stack[top]
-            stones += 1
-            r, c = q // size, q % size
-            for k in range(4):
-                if k == 0:
-                    if r == 0:
-                        continue
-                    n = q - size
-                elif k == 1:
-                    if r == size - 1:
-                        continue
-                    n = q + size
-                elif k == 2:
-                    if c == 0:
-                        continue
-                    n = q - 1
-                else:
-                    if c == size - 1:
-                        continue
-                    n = q + 1
-                if board[n] == 0:
-                    if libmark[n] != stamp:
-                        libmark[n] = stamp
-                        libs += 1
-                elif board[n] == color and not seen[n]:
-                    seen[n] = 1
-                    stack[top] = n
-                    top += 1
-        if libs == 1:
-            penalty += 4 * stones
-        elif libs == 2:
-            penalty += stones
+    for q in range(size * size):
+        weight = 4 if counts[q] == 1 else (1 if counts[q] == 2 else 0)
+        if board[q] == 1:
+            penalty += weight
+        elif board[q] == 2:
+            penalty -= weight
     return penalty
 
 
@@ -135,13 +96,12 @@ def evaluate(s: np.ndarray, size: int, komi: float) -> int:
     h = 10 * size * size
     color = s[h + gf.F_TO_PLAY]
     score = int((estimate_score(s[: size * size], size) - komi) * POINT)
+    board = s[: size * size]
     if s[h + gf.F_MOVES] < EARLY_MOVES:
-        board = s[: size * size]
-        score -= 30 * (_liberty_penalty(board, size, 1) - _liberty_penalty(board, size, 2))
+        score -= 30 * _liberty_penalty(board, size)
         score += 20 * (_line_bonus(board, size, 1) - _line_bonus(board, size, 2))
     else:
-        board = s[: size * size]
-        score -= 60 * (_liberty_penalty(board, size, 1) - _liberty_penalty(board, size, 2))
+        score -= 60 * _liberty_penalty(board, size)
     return score if color == 1 else -score
 
 

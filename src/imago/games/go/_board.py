@@ -146,6 +146,44 @@ def _neighbors(p: int, size: int) -> tuple[int, int, int, int]:
     return (up, down, left, right)
 
 
+@njit(cache=True)
+def board_liberties(b: np.ndarray, size: int, out: np.ndarray) -> None:
+    """``out[p]``: the number of liberties of the group on ``p`` (0 on an empty point), from the
+    board ``b[:size * size]`` alone (a plain board, or a state array's board part): one
+    flood fill a group, its liberties counted once each."""
+    nn = size * size
+    members = np.empty(nn, dtype=np.int64)
+    counted = np.full(nn, -1, dtype=np.int64)  # the group (its first stone) that counted it
+    for p in range(nn):
+        out[p] = -1 if b[p] != EMPTY else 0
+    for start in range(nn):
+        if out[start] != -1:
+            continue
+        color = b[start]
+        out[start] = 0
+        members[0] = start
+        found = 1
+        liberties = 0
+        i = 0
+        while i < found:
+            q = members[i]
+            i += 1
+            for t in _neighbors(q, size):
+                if t < 0:
+                    continue
+                v = b[t]
+                if v == EMPTY:
+                    if counted[t] != start:
+                        counted[t] = start
+                        liberties += 1
+                elif v == color and out[t] == -1:
+                    out[t] = 0
+                    members[found] = t
+                    found += 1
+        for j in range(found):
+            out[members[j]] = liberties
+
+
 @njit(cache=True, inline="always")
 def _in_atari(s: np.ndarray, nn: int, g: int) -> bool:
     c = s[3 * nn + g]

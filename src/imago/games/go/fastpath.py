@@ -25,6 +25,7 @@ In numba (or Python)::
     a = f.random_move(s, size, color, suicide_allowed, rng)    # uniform sensible move or pass
     score = f.playout(s, size, komi, suicide_allowed, max_moves, rng)  # B - W - komi (area)
     b, w = f.area_score(s, size)          # Tromp-Taylor counts
+    f.liberties(board, size, out)         # out[p]: liberties of p's group (a plain board too)
     t = f.child(s, size, action, color, suicide_allowed, mode, keys)  # copy + play + superko;
                                           # status in t[h + f.F_STATUS]
 
@@ -385,6 +386,22 @@ def area(s: np.ndarray, size: int, out: np.ndarray) -> int:
     if not _fits(s, size) or out.shape[0] < size * size:
         return BAD_INPUT
     K.area(s, size, out)
+    return OK
+
+
+@njit(cache=True)
+def liberties(board: np.ndarray, size: int, out: np.ndarray) -> int:
+    """``out[p]``: the number of liberties of the group on ``p``, 0 on an empty point (and for
+    a group without any, which no legal game has), read from ``board[:size * size]``: a plain
+    board (0 empty, 1 black, 2 white) or a state array. Returns ``OK``, or ``BAD_INPUT``
+    (nothing written) when ``size`` is off or either array has fewer than ``size * size``
+    slots."""
+    nn = size * size
+    if size < 2 or size > MAX_SIZE or board.ndim != 1 or board.shape[0] < nn:
+        return BAD_INPUT
+    if out.shape[0] < nn:
+        return BAD_INPUT
+    K.board_liberties(board, size, out)
     return OK
 
 
