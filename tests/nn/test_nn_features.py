@@ -319,6 +319,13 @@ def test_libs8_reads_ring_boards_as_newest_first_boards():
     assert (fs.encode(Positions(ring, to_play, legal, newest)) == plain).all()
 
 
+def test_a_feature_set_for_one_game_is_refused_for_another():
+    assert feature_set("libs8", "go").game == "go"
+    with pytest.raises(ValueError, match="libs8 features are for go, not othello"):
+        feature_set("libs8", "othello")
+    assert feature_set("legal4", "othello").game is None  # any game
+
+
 def test_feature_sets_count_their_planes_and_history():
     for name, fs in FEATURE_SETS.items():
         assert fs.planes == sum(f.planes for f in fs.features), name

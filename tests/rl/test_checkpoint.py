@@ -156,7 +156,7 @@ def test_a_run_restored_with_more_input_features_plays_as_before_and_trains_on_t
     checkpoint.restore(tmp_path / "checkpoint", same.root)
     grown = RunFolder(tmp_path / "grown")
     made = checkpoint.restore(tmp_path / "checkpoint", grown.root, features="libs8")
-    assert (made.generation, made.best) == (2, 2) and grown.best() == 2
+    assert (made.generation, made.best, made.grown_to) == (2, 2, "libs8") and grown.best() == 2
     assert json.loads((grown.root / "run.json").read_text())["config"]["features"] == "libs8"
     assert not grown.checkpoint_path.exists()  # the old optimiser state fits no more
     size, libs8 = config.spec.size, feature_set("libs8")
@@ -177,13 +177,17 @@ def test_a_run_restored_with_more_input_features_plays_as_before_and_trains_on_t
 
 
 @pytest.mark.parametrize(
-    ("features", "message"),
-    [("nope", "unknown feature set"), ("history11", "does not begin with")],
+    ("game", "size", "features", "message"),
+    [
+        ("go", 7, "nope", "unknown feature set"),
+        ("go", 7, "history11", "does not begin with"),
+        ("othello", 6, "libs8", "for go, not othello"),
+    ],
 )
 def test_a_restore_to_features_the_network_cannot_grow_into_makes_no_run(
-    tmp_path: Path, features: str, message: str
+    tmp_path: Path, game: str, size: int, features: str, message: str
 ) -> None:
-    config = _config("go", 7)
+    config = _config(game, size)
     checkpoint.write(_two_rounds(tmp_path / "run", config), tmp_path / "checkpoint")
     with pytest.raises(checkpoint.CheckpointError, match=message):
         checkpoint.restore(tmp_path / "checkpoint", tmp_path / "new", features=features)

@@ -861,6 +861,12 @@ def restore(
 
     with _errors():
         made = make(checkpoint, run, features)
+    if made.grown_to:
+        console.print(
+            f"generation {made.generation} reads {made.grown_to}: generation {made.generation - 1} "
+            "with the new input planes at zero weight (it plays as before); the examples were "
+            "encoded with them and training starts with a fresh optimiser"
+        )
     console.print(
         f"run {run}: generation {made.generation} (promoted {made.best}), "
         f"{made.games:,} games and {made.examples:,} examples rebuilt; continue it with "

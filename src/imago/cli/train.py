@@ -110,7 +110,7 @@ def _build(
     from imago.train.sources import SourceError
 
     try:
-        feature_set(features)
+        feature_set(features, game)
     except ValueError as error:
         raise fail(str(error)) from None
     config = BuildConfig(

@@ -50,7 +50,7 @@ class EnvConfig:
         if max_moves is not None and max_moves < 1:
             raise ValueError("max_moves must be positive")
         settings = GameSettings(game=game, size=size, komi=komi, rules=rules, max_moves=max_moves)
-        config = cls(settings, feature_set(features))
+        config = cls(settings, feature_set(features, game))
         config.new_state()  # rejects a board size or rule preset the game does not have
         return config
 

@@ -100,6 +100,8 @@ class FeatureSet:
     name: str
     features: tuple[Feature, ...]
     summary: str = ""
+    game: str | None = None
+    """The one game whose positions the set describes (``libs8``: Go), or ``None`` for any."""
     _planes: int = field(init=False, repr=False, compare=False)
     _history: int = field(init=False, repr=False, compare=False)
 
@@ -207,6 +209,7 @@ FEATURE_SETS: dict[str, FeatureSet] = {
             "libs8",
             (STONES, LEGAL, ONES, LIBERTIES, BLACK_TO_PLAY),
             "legal4 + groups with 1, 2 or 3 liberties + colour (9x9 Go)",
+            game="go",
         ),
         FeatureSet(
             "history11",
@@ -218,13 +221,17 @@ FEATURE_SETS: dict[str, FeatureSet] = {
 """Every named feature set."""
 
 
-def feature_set(name: str) -> FeatureSet:
-    """The feature set called ``name``; a clear error names the known ones."""
+def feature_set(name: str, game: str | None = None) -> FeatureSet:
+    """The feature set called ``name``; a clear error names the known ones, or says that the
+    set is for another game than ``game`` (when given)."""
     try:
-        return FEATURE_SETS[name]
+        found = FEATURE_SETS[name]
     except KeyError:
         known = ", ".join(FEATURE_SETS)
         raise ValueError(f"unknown feature set {name!r} (known: {known})") from None
+    if game is not None and found.game not in (None, game):
+        raise ValueError(f"the {name} features are for {found.game}, not {game}")
+    return found
 
 
 # -- building Positions ----------------------------------------------------------------------

@@ -89,7 +89,7 @@ def grow_input(net: Net, config: ResNetConfig, old: FeatureSet, new: FeatureSet)
     did; ``new`` must begin with ``old``'s features, in order (:class:`ModelError` if not)."""
     from imago.nn.models import build_net
 
-    if new.features[: len(old.features)] != old.features or new.planes < old.planes:
+    if new.features[: len(old.features)] != old.features:
         raise ModelError(
             f"the {new.name} features do not begin with the {old.name} ones: a network reading "
             f"{old.name} cannot grow into one reading {new.name}"

@@ -92,7 +92,10 @@ class ModelSpec:
             )
         except (KeyError, TypeError) as error:
             raise ModelError(f"model spec is incomplete: {error}") from None
-        feature_set(spec.features)  # rejects an unknown feature set
+        try:
+            feature_set(spec.features, spec.game)  # an unknown set, or one for another game
+        except ValueError as error:
+            raise ModelError(str(error)) from None
         return spec
 
     def build(self) -> Net:

@@ -89,6 +89,9 @@ class CheckpointSummary:
     games: int
     examples: int
     bytes: int
+    grown_to: str | None = None
+    """The input features a restore moved the run to (its newest generation grown to read
+    them), or ``None``."""
 
 
 # -- writing ---------------------------------------------------------------------------------------
@@ -376,6 +379,7 @@ def restore(source: str | Path, run: str | Path, features: str | None = None) ->
         games,
         examples,
         _size(root),
+        inputs.name if change else None,
     )
 
 
@@ -386,7 +390,7 @@ def _new_features(root: Path, manifest: dict[str, Any], name: str | None) -> Fea
     from imago.nn.store import load_model
 
     try:
-        new = feature_set(str(name))
+        new = feature_set(str(name), manifest["run"]["config"]["spec"]["game"])
     except ValueError as error:
         raise CheckpointError(str(error)) from None
     old = feature_set(manifest["features"])

@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from imago.agents.base import StopFlag
 from imago.rl.config import LoopConfig, changed_settings
@@ -28,6 +28,10 @@ from imago.rl.examples import GameWriter, merge_leftovers, worker_name, worker_s
 from imago.rl.folder import RunError, RunFolder, iter_round_files
 from imago.rl.precision import selfplay_onnx
 from imago.rl.selfplay import SelfPlay, SelfPlayStats
+
+if TYPE_CHECKING:
+    from imago.nn.models import ResNetConfig
+    from imago.nn.store import LoadedModel, ModelSpec
 
 _T = TypeVar("_T")
 
@@ -140,25 +144,13 @@ def grow(folder: RunFolder, config: LoopConfig, arch: str, *, seed: int = 0) -> 
     as it does (:mod:`imago.nn.grow`), promoted at once; the run goes on training it on the
     same window. Returns the new generation."""
     from imago.nn.grow import grow as grown
-    from imago.nn.models import ResNetConfig
-    from imago.nn.models import parameter_count as count
-    from imago.nn.store import ModelSpec, load_model, save_model
+    from imago.nn.store import ModelSpec
 
-    latest = folder.latest()
-    if latest is None:
-        raise RunError(f"{folder.root} has no network yet: run `imago rl bootstrap` first")
-    loaded = load_model(folder.model_path(latest))
-    if not isinstance(loaded.spec.arch, ResNetConfig):
-        raise RunError(f"generation {latest} is a {loaded.spec.name} network: only bBcC grow")
-    net, arch_config = grown(loaded.net, loaded.spec.arch, arch, seed=seed)
+    latest, loaded, resnet = _newest_resnet(folder)
+    net, arch_config = grown(loaded.net, resnet, arch, seed=seed)
     spec = ModelSpec(loaded.spec.game, loaded.spec.size, loaded.spec.features, arch_config)
-    new = latest + 1
-    path = folder.model_path(new)
-    info = {**loaded.info, "source": f"generation {latest} grown to {spec.name}", "seed": seed}
-    save_model(path, net, spec, info)
-    made = {"arch": spec.name, "features": spec.features, "parameters": count(net)}
-    _promote_made(folder, new, "grown", f"grown from generation {latest}", "grow", made)
-    return new
+    source = f"generation {latest} grown to {spec.name}"
+    return _save_grown(folder, latest, loaded, net, spec, source, {"seed": seed})
 
 
 def grow_features(folder: RunFolder, features: str) -> int:
@@ -168,9 +160,23 @@ def grow_features(folder: RunFolder, features: str) -> int:
     ``features`` re-encodes them and calls this. Returns the new generation."""
     from imago.nn.features import feature_set
     from imago.nn.grow import grow_input
-    from imago.nn.models import ModelError, ResNetConfig
-    from imago.nn.models import parameter_count as count
-    from imago.nn.store import ModelSpec, load_model, save_model
+    from imago.nn.models import ModelError
+    from imago.nn.store import ModelSpec
+
+    latest, loaded, resnet = _newest_resnet(folder)
+    try:
+        net = grow_input(loaded.net, resnet, loaded.spec.feature_set, feature_set(features))
+    except (ModelError, ValueError) as error:
+        raise RunError(f"generation {latest} cannot read {features}: {error}") from None
+    spec = ModelSpec(loaded.spec.game, loaded.spec.size, features, loaded.spec.arch)
+    return _save_grown(folder, latest, loaded, net, spec, f"generation {latest} reading {features}")
+
+
+def _newest_resnet(folder: RunFolder) -> tuple[int, LoadedModel, ResNetConfig]:
+    """The newest generation, its loaded model and its architecture: a residual network, the
+    kind that grows."""
+    from imago.nn.models import ResNetConfig
+    from imago.nn.store import load_model
 
     latest = folder.latest()
     if latest is None:
@@ -178,20 +184,29 @@ def grow_features(folder: RunFolder, features: str) -> int:
     loaded = load_model(folder.model_path(latest))
     if not isinstance(loaded.spec.arch, ResNetConfig):
         raise RunError(f"generation {latest} is a {loaded.spec.name} network: only bBcC grow")
-    try:
-        net = grow_input(
-            loaded.net, loaded.spec.arch, loaded.spec.feature_set, feature_set(features)
-        )
-    except (ModelError, ValueError) as error:
-        raise RunError(f"generation {latest} cannot read {features}: {error}") from None
-    spec = ModelSpec(loaded.spec.game, loaded.spec.size, features, loaded.spec.arch)
+    return latest, loaded, loaded.spec.arch
+
+
+def _save_grown(
+    folder: RunFolder,
+    latest: int,
+    loaded: LoadedModel,
+    net: Any,
+    spec: ModelSpec,
+    source: str,
+    extra: dict[str, Any] | None = None,
+) -> int:
+    """Save ``net`` (of ``spec``, grown from generation ``latest``, ``loaded``) as the next
+    generation and promote it; returns it."""
+    from imago.nn.models import parameter_count
+    from imago.nn.store import save_model
+
     new = latest + 1
-    source = f"generation {latest} reading {features}"
-    save_model(folder.model_path(new), net, spec, {**loaded.info, "source": source})
-    made = {"arch": spec.name, "features": features, "parameters": count(net)}
-    _promote_made(
-        folder, new, source, f"{features} inputs added to generation {latest}", "grow", made
+    save_model(
+        folder.model_path(new), net, spec, {**loaded.info, "source": source, **(extra or {})}
     )
+    made = {"arch": spec.name, "features": spec.features, "parameters": parameter_count(net)}
+    _promote_made(folder, new, "grown", source, "grow", made)
     return new
 
 

@@ -340,7 +340,7 @@ def build_dataset(
     Raises :class:`DatasetError` (or :class:`SourceError`) before creating anything when a
     source is missing or empty; raises :class:`DatasetError` at the end if no position was kept.
     """
-    fs = feature_set(config.features)
+    fs = feature_set(config.features, config.game)
     if not sources:
         raise SourceError("no game sources given")
     units: list[Unit] = []
