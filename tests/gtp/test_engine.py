@@ -446,3 +446,15 @@ def test_an_external_engine_that_dies_is_reported_not_an_internal_error():
         agent.close()
     assert message.startswith("the engine behind the agent failed: 'genmove black': the engine")
     assert "internal error" not in message
+
+
+@pytest.mark.parametrize(
+    "command", ["loadsgf ~0", "loadsgf ~no-such-user/game.sgf 3", "printsgf ~0/x.sgf"]
+)
+def test_a_file_in_an_unknown_users_home_is_refused_and_changes_nothing(command: str):
+    # found by test_fuzz: `~0` names user 0's home, which Path.expanduser cannot find
+    server = make_server("go", size=9)
+    ask(server, "play black E5")
+    before = snapshot(server)
+    assert refuse(server, command) in ("cannot load file", "cannot save file")
+    assert snapshot(server) == before

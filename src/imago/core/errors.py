@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+from pathlib import Path
 
 
 class ImagoError(Exception):
@@ -42,3 +43,13 @@ def os_error_text(error: OSError) -> str:
     ``permission denied``, ``is a directory`` (never ``[Errno 2] ...``)."""
     reason = error.strerror or str(error) or type(error).__name__
     return reason[:1].lower() + reason[1:]
+
+
+def user_path(text: str) -> Path:
+    """``text`` as a path with a leading ``~`` or ``~user`` expanded; :class:`ValueError` when
+    that home cannot be found (``~nobody-here/x``), where :meth:`Path.expanduser` raises a
+    ``RuntimeError``."""
+    try:
+        return Path(text).expanduser()
+    except RuntimeError:
+        raise ValueError(f"{text}: no such user's home folder") from None

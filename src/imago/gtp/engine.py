@@ -19,7 +19,6 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import IO
 
 import numpy as np
@@ -27,7 +26,7 @@ import numpy as np
 from imago import __version__
 from imago.agents.base import SearchResult
 from imago.core.color import Color
-from imago.core.errors import IllegalMoveError, InvalidMoveError
+from imago.core.errors import IllegalMoveError, InvalidMoveError, user_path
 from imago.core.move import MAX_SIZE, Move, Point
 from imago.gtp import analysis, go_support, records_io
 from imago.gtp.analysis import AnalyzeRequest, Dialect
@@ -565,7 +564,7 @@ def _loadsgf(engine: GtpServer, args: Args) -> Reply:
     _arity(args, 1, 2)
     move_number = _int(args[1]) if len(args) == 2 else None
     try:
-        records_io.load_sgf(engine.game, Path(args[0]).expanduser(), move_number)
+        records_io.load_sgf(engine.game, user_path(args[0]), move_number)
     except (OSError, ValueError, IllegalMoveError):
         raise GtpError.canonical("load") from None
     return ""
@@ -577,8 +576,8 @@ def _printsgf(engine: GtpServer, args: Args) -> Reply:
     if not args:
         return "\n" + records_io.sgf_text(engine.game)
     try:
-        records_io.save_sgf(engine.game, Path(args[0]).expanduser())
-    except OSError:
+        records_io.save_sgf(engine.game, user_path(args[0]))
+    except (OSError, ValueError):
         raise GtpError.canonical("save") from None
     return ""
 

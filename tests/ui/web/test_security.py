@@ -138,6 +138,12 @@ def test_model_paths_outside_the_named_folders_are_refused(spec: str):
         assert answer["type"] == "error" and "imago's data" in answer["message"], answer
 
 
+def test_a_model_path_in_an_unknown_users_home_is_refused_with_a_clear_error():
+    with make_client() as client:
+        answer = _new_game_answer(client, white="nnmcts:model=~no-such-user/x.pt")
+        assert answer["type"] == "error" and "no such user" in answer["message"], answer
+
+
 def test_stderr_files_of_external_programs_are_refused_unless_allowed():
     with make_client() as client:
         answer = _new_game_answer(client, white='gtp:command="gnugo",stderr=/tmp/x.log')

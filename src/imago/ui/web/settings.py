@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from imago.arena.clock import TimeControl
-from imago.core.errors import ImagoError
+from imago.core.errors import ImagoError, user_path
 from imago.core.move import MAX_SIZE
 from imago.games.go.handicap import max_fixed_handicap
 from imago.games.go.rules import GoRules
@@ -121,7 +121,10 @@ def check_agent_allowed(name: str, options: dict[str, Any], config: SessionConfi
             continue
         if not any(mark in value for mark in ("/", "\\", ".", "~")):
             continue  # a shipped name such as book=wthor
-        path = Path(value).expanduser()
+        try:
+            path = user_path(value)
+        except ValueError as error:
+            raise ClientError(f"{key}=: {error}") from None
         resolved = path.resolve() if path.is_absolute() else (Path.cwd() / path).resolve()
         if not any(resolved.is_relative_to(root) for root in roots):
             raise ClientError(
