@@ -235,3 +235,15 @@ def test_train_export_writes_an_int8_copy_calibrated_on_a_dataset(
     assert alone.exit_code != 0 and "go together" in alone.output
     # nothing written by the refused exports
     assert sorted(p.name for p in tmp_path.iterdir()) == ["ds", "game.sgf", "go", "m.int8.onnx"]
+
+
+def test_the_int8_benchmark_compares_both_copies_of_the_shipped_network() -> None:
+    # `imago bench rl.int8` once handed the float32 export where the model file belongs
+    from imago.bench.rl import int8_figures
+
+    figures = int8_figures("othello", 8, 0.2)
+    for copy in ("fp32", "int8"):
+        assert figures[f"{copy}_network_pos_s"] > 0
+        assert figures[f"{copy}_selfplay_pos_s"] > 0
+    assert 0.7 <= figures["same_move"] <= 1.0  # 0.85 measured on these positions
+    assert figures["value_abs_diff"] < 0.1

@@ -196,10 +196,11 @@ def int8_figures(game: str, size: int, seconds: float) -> dict[str, float]:
     figures: dict[str, float] = {}
     outputs = {}
     with tempfile.TemporaryDirectory() as folder:
-        fp32 = export_onnx(shipped_model(game, size), Path(folder) / "model.onnx")
+        model = shipped_model(game, size)
+        fp32 = export_onnx(model, Path(folder) / "model.onnx")
         int8 = quantize_onnx(fp32, Path(folder) / "model.int8.onnx", planes[calibration])
         for name, path in (("fp32", fp32), ("int8", int8)):
-            session = onnx_session(fp32, threads=1, onnx_file=path)
+            session = onnx_session(model, threads=1, onnx_file=path)
             assert session is not None  # export_onnx needed onnx already
             results = [session.run(None, {"planes": batch}) for batch in batches]
             outputs[name] = [np.concatenate(part) for part in zip(*results, strict=True)]
