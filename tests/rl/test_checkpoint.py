@@ -282,3 +282,15 @@ def test_a_checkpoint_never_replaces_the_run_or_a_folder_that_is_not_a_checkpoin
     assert folder.latest() == 1 and (other / "keep.txt").read_text() == "mine"
     checkpoint.write(folder, tmp_path / "ckpt")
     checkpoint.write(folder, tmp_path / "ckpt")  # an earlier checkpoint is replaced
+
+
+def test_growing_a_run_into_another_games_features_is_refused_and_adds_no_generation(
+    tmp_path: Path,
+) -> None:
+    from imago.rl.stages import RunError, grow_features
+
+    folder = _two_rounds(tmp_path / "run", _config("othello", 6))
+    newest = folder.latest()
+    with pytest.raises(RunError, match="for go, not othello"):
+        grow_features(folder, "libs8")
+    assert folder.latest() == newest

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import typer
 
 from imago.cli._common import console, err_console, fail
@@ -65,6 +67,7 @@ def serve(
         raise fail("--port must be 0..65535")
     if exact_empties < 0:
         raise fail("--exact-empties must be 0 or more")
+    model_dirs = tuple(str(_model_folder(folder)) for folder in models)
     config = ServerConfig(
         host=host,
         port=port,
@@ -73,7 +76,7 @@ def serve(
             go_engine=go_engine,
             othello_engine=othello_engine,
             allow_commands=allow_commands,
-            model_dirs=tuple(models),
+            model_dirs=model_dirs,
         ),
         allow_commands=allow_commands,
     )
@@ -105,3 +108,17 @@ def serve(
 
 def register(app: typer.Typer) -> None:
     app.command("serve")(serve)
+
+
+def _model_folder(folder: str) -> Path:
+    """A ``--models`` folder, resolved once at start: an unknown user's home or a folder that
+    is not there stops the server with a clear error, not every game that names a file in it."""
+    from imago.core.errors import user_path
+
+    try:
+        path = user_path(folder).resolve()
+    except ValueError as error:
+        raise fail(f"--models {error}") from None
+    if not path.is_dir():
+        raise fail(f"--models {folder}: no such folder")
+    return path

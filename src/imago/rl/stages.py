@@ -165,7 +165,8 @@ def grow_features(folder: RunFolder, features: str) -> int:
 
     latest, loaded, resnet = _newest_resnet(folder)
     try:
-        net = grow_input(loaded.net, resnet, loaded.spec.feature_set, feature_set(features))
+        inputs = feature_set(features, loaded.spec.game)
+        net = grow_input(loaded.net, resnet, loaded.spec.feature_set, inputs)
     except (ModelError, ValueError) as error:
         raise RunError(f"generation {latest} cannot read {features}: {error}") from None
     spec = ModelSpec(loaded.spec.game, loaded.spec.size, features, loaded.spec.arch)

@@ -148,3 +148,25 @@ def test_stderr_files_of_external_programs_are_refused_unless_allowed():
     with make_client() as client:
         answer = _new_game_answer(client, white='gtp:command="gnugo",stderr=/tmp/x.log')
         assert answer["type"] == "error" and "programs" in answer["message"]
+
+
+@pytest.mark.parametrize(
+    "folder, words",
+    [("~no-such-user/nets", "no such user's home folder"), ("/no/such/folder", "no such folder")],
+)
+def test_a_models_folder_that_cannot_be_found_stops_the_server_at_start(
+    folder: str, words: str, monkeypatch: pytest.MonkeyPatch
+):
+    from typer.testing import CliRunner
+
+    import imago.ui.web.app as web_app
+    from imago.cli.app import app
+
+    def no_listening(*_: Any) -> None:
+        raise AssertionError("the server went on to listen")
+
+    monkeypatch.setattr(web_app, "bind", no_listening)
+    result = CliRunner().invoke(app, ["serve", "--port", "0", "--models", folder])
+    assert result.exit_code != 0
+    assert words in " ".join(result.output.split()), result.output
+    assert "Traceback" not in result.output and "serving" not in result.output

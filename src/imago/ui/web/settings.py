@@ -106,6 +106,15 @@ FILE_OPTIONS = ("weights", "book", "model", "onnx")
 """Agent options that name a file the server would open."""
 
 
+def _model_root(folder: str) -> Path:
+    """A folder of :attr:`SessionConfig.model_dirs` as an absolute path (``imago serve``
+    resolves them at start; a folder in an unknown user's home allows nothing)."""
+    try:
+        return user_path(folder).resolve()
+    except ValueError as error:
+        raise ClientError(f"--models {error}") from None
+
+
 def check_agent_allowed(name: str, options: dict[str, Any], config: SessionConfig) -> None:
     """Refuse what the user did not allow at start: external programs, and model files
     outside the package's data and the folders they named (no file-existence oracle)."""
@@ -114,7 +123,7 @@ def check_agent_allowed(name: str, options: dict[str, Any], config: SessionConfi
     import imago
 
     roots = [Path(imago.__file__).resolve().parent]
-    roots += [Path(folder).expanduser().resolve() for folder in config.model_dirs]
+    roots += [_model_root(folder) for folder in config.model_dirs]
     for key in FILE_OPTIONS:
         value = options.get(key)
         if not isinstance(value, str) or not value:
