@@ -92,7 +92,8 @@ def strongest_agent(game: str, size: int | None = None) -> str:
     the game's usual one), as an agent spec: ``alphabeta`` in Othello (every board; on 6x6 it
     beats the 6x6 ``az`` network 80 %); on 9x9 Go ``az`` with playouts mixed into its
     network's values (``az:mix=0.5``: 78 % against ``nnmcts`` at equal time; 90 % against
-    GNU Go level 10 with the shipped generation 56, 92.5 % with 37; BENCHMARKS.md);
+    GNU Go level 10 with the shipped generation 56, 92.5 % with 37 and 152; ``mix=0.7``
+    scores 95-96 % there but 22.5 % against Pachi where ``mix=0.5`` scores 30 %; BENCHMARKS.md);
     ``nnmcts`` on the other Go boards where a network ships (13x13, 19x19), both needing
     torch; else ``mcts``; the playout searches with two threads on a machine with two cores
     or more. The default opponent of ``imago play``, the agent ``hint`` asks there, ``imago
