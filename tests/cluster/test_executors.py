@@ -52,6 +52,37 @@ class Counter:
         return os.getpid()
 
 
+class Scratch:
+    """An actor that keeps a folder on disk and removes it when closed (as self-play workers
+    keep their network files)."""
+
+    def __init__(self, folder: str) -> None:
+        self.folder = Path(folder)
+        self.folder.mkdir()
+
+    def wait(self, seconds: float) -> None:
+        time.sleep(seconds)
+
+    def close(self) -> None:
+        self.folder.rmdir()
+
+
+@pytest.mark.parametrize("busy", [False, True])
+def test_a_stopped_actor_closes_even_in_the_middle_of_a_call(tmp_path: Path, busy: bool) -> None:
+    """Stopping an actor busy with a long call terminates its process after a few seconds;
+    its close runs all the same (before, such workers left their temporary folders)."""
+    executor = ProcessExecutor(1)
+    actor = executor.start_actor(Scratch, str(tmp_path / "kept"))
+    actor.call("wait", 0.0).result(timeout=60)  # started
+    assert (tmp_path / "kept").is_dir()
+    if busy:
+        actor.call("wait", 600.0)
+        time.sleep(0.2)  # the call has begun
+    actor.stop()
+    executor.close()
+    assert not (tmp_path / "kept").exists()
+
+
 @pytest.mark.parametrize(
     ("execution", "kind"),
     [(Execution(), "inline"), (Execution(workers=2), "processes")],

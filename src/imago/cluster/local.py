@@ -82,9 +82,29 @@ class InlineExecutor(Executor):
 
 # -- worker processes ------------------------------------------------------------------------------
 def _serve(conn: multiprocessing.connection.Connection) -> None:
-    """A worker process's loop: run calls from the pipe, answer each in order."""
+    """A worker process's loop: run calls from the pipe, answer each in order. The hosted
+    actor's ``close`` runs however the loop ends: asked to stop, its caller gone, or
+    terminated in the middle of a call (SIGTERM, which :meth:`_Process.stop` sends an actor
+    that is still busy), so it can remove what it keeps on disk."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    hosted: Any = None
+    signal.signal(signal.SIGTERM, _exit_on_sigterm)
+    hosted: list[Any] = []
+    try:
+        _answer_calls(conn, hosted)
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        close = getattr(hosted[0], "close", None) if hosted else None
+        if callable(close):
+            close()
+
+
+def _exit_on_sigterm(signum: int, frame: Any) -> None:
+    raise SystemExit(128 + signum)
+
+
+def _answer_calls(conn: multiprocessing.connection.Connection, hosted: list[Any]) -> None:
+    """Run calls from the pipe until told to stop or the pipe closes; the actor that a "new"
+    call makes is put in ``hosted``."""
     broken: BaseException | None = None
     while True:
         try:
@@ -93,20 +113,17 @@ def _serve(conn: multiprocessing.connection.Connection) -> None:
             return
         kind, ident = message[0], message[1]
         if kind == "stop":
-            close = getattr(hosted, "close", None)
-            if callable(close):
-                close()
             return
         try:
             if kind == "call":
                 value = message[2](*message[3])
             elif kind == "new":
-                hosted = message[2](*message[3])
+                hosted[:] = [message[2](*message[3])]
                 value = None
             elif broken is not None:
                 raise ClusterError(f"the actor failed to start: {broken}")
             else:
-                value = getattr(hosted, message[2])(*message[3])
+                value = getattr(hosted[0], message[2])(*message[3])
             reply: tuple[Any, ...] = (ident, True, value)
         except Exception as error:
             if kind == "new":
