@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import typer
 
 from imago.cli._common import console, err_console, fail
@@ -67,19 +65,18 @@ def serve(
         raise fail("--port must be 0..65535")
     if exact_empties < 0:
         raise fail("--exact-empties must be 0 or more")
-    model_dirs = tuple(str(_model_folder(folder)) for folder in models)
-    config = ServerConfig(
-        host=host,
-        port=port,
-        session=SessionConfig(
-            analysis=AnalysisConfig(exact_empties=exact_empties),
+    analysis = AnalysisConfig(exact_empties=exact_empties)
+    try:
+        session = SessionConfig(
+            analysis=analysis,
             go_engine=go_engine,
             othello_engine=othello_engine,
             allow_commands=allow_commands,
-            model_dirs=model_dirs,
-        ),
-        allow_commands=allow_commands,
-    )
+            model_dirs=tuple(models),
+        )
+    except ValueError as error:  # a --models folder that cannot be found
+        raise fail(f"--models {error}") from None
+    config = ServerConfig(host=host, port=port, session=session, allow_commands=allow_commands)
     if token:
         config = dataclasses.replace(config, token=token)
     if not config.loopback:
@@ -108,17 +105,3 @@ def serve(
 
 def register(app: typer.Typer) -> None:
     app.command("serve")(serve)
-
-
-def _model_folder(folder: str) -> Path:
-    """A ``--models`` folder, resolved once at start: an unknown user's home or a folder that
-    is not there stops the server with a clear error, not every game that names a file in it."""
-    from imago.core.errors import user_path
-
-    try:
-        path = user_path(folder).resolve()
-    except ValueError as error:
-        raise fail(f"--models {error}") from None
-    if not path.is_dir():
-        raise fail(f"--models {folder}: no such folder")
-    return path

@@ -99,6 +99,7 @@ def _serve(conn: multiprocessing.connection.Connection) -> None:
 
 
 def _exit_on_sigterm(signum: int, frame: Any) -> None:
+    """SIGTERM as an exit that unwinds (``finally`` blocks run), with the shell's status."""
     raise SystemExit(128 + signum)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -170,3 +171,18 @@ def test_a_models_folder_that_cannot_be_found_stops_the_server_at_start(
     assert result.exit_code != 0
     assert words in " ".join(result.output.split()), result.output
     assert "Traceback" not in result.output and "serving" not in result.output
+
+
+def test_a_models_folder_is_made_absolute_and_allows_only_its_own_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    from imago.ui.web.settings import ClientError, SessionConfig, check_agent_allowed
+
+    (tmp_path / "nets").mkdir()
+    monkeypatch.setenv("HOME", str(tmp_path))
+    config = SessionConfig(model_dirs=("~/nets",))
+    assert config.model_dirs == (str((tmp_path / "nets").resolve()),)
+    check_agent_allowed("az", {"model": str(tmp_path / "nets" / "g.pt")}, config)
+    check_agent_allowed("az", {"model": "~/nets/g.pt"}, config)
+    with pytest.raises(ClientError, match="imago's data"):
+        check_agent_allowed("az", {"model": str(tmp_path / "g.pt")}, config)

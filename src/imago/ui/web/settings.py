@@ -106,15 +106,6 @@ FILE_OPTIONS = ("weights", "book", "model", "onnx")
 """Agent options that name a file the server would open."""
 
 
-def _model_root(folder: str) -> Path:
-    """A folder of :attr:`SessionConfig.model_dirs` as an absolute path (``imago serve``
-    resolves them at start; a folder in an unknown user's home allows nothing)."""
-    try:
-        return user_path(folder).resolve()
-    except ValueError as error:
-        raise ClientError(f"--models {error}") from None
-
-
 def check_agent_allowed(name: str, options: dict[str, Any], config: SessionConfig) -> None:
     """Refuse what the user did not allow at start: external programs, and model files
     outside the package's data and the folders they named (no file-existence oracle)."""
@@ -123,7 +114,7 @@ def check_agent_allowed(name: str, options: dict[str, Any], config: SessionConfi
     import imago
 
     roots = [Path(imago.__file__).resolve().parent]
-    roots += [_model_root(folder) for folder in config.model_dirs]
+    roots += [Path(folder) for folder in config.model_dirs]
     for key in FILE_OPTIONS:
         value = options.get(key)
         if not isinstance(value, str) or not value:
@@ -181,6 +172,15 @@ def spec_field(message: Json, key: str) -> str:
     return "human" if spec.lower() == "human" else spec
 
 
+def _model_folder(folder: str) -> str:
+    """A :attr:`SessionConfig.model_dirs` folder as an absolute path; :class:`ValueError`
+    when it is in an unknown user's home or is not a folder."""
+    path = user_path(folder).resolve()
+    if not path.is_dir():
+        raise ValueError(f"{folder}: no such folder")
+    return str(path)
+
+
 @dataclass(frozen=True, slots=True)
 class SessionConfig:
     """What every session of a server shares."""
@@ -194,7 +194,11 @@ class SessionConfig:
     """Whether the ``gtp`` agent (a command line run as the server's user) may be made."""
     model_dirs: tuple[str, ...] = ()
     """Folders the user named at start from which ``weights`` / ``book`` / ``model`` files
-    may be read, besides the package's own data."""
+    may be read, besides the package's own data; absolute once made (``~`` expanded), and a
+    :class:`ValueError` says which one cannot be found, so a server does not start with it."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "model_dirs", tuple(map(_model_folder, self.model_dirs)))
 
     def engine_for(self, game: str, size: int) -> str:
         """The default engine for ``game`` on a ``size`` board: the one the user named at
