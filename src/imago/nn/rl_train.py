@@ -506,7 +506,8 @@ def evaluate_examples(
 ) -> dict[str, float]:
     """How well a model predicts self-play examples: cross-entropy with the search's move
     distribution (``policy_loss``), agreement of its top move with the search's
-    (``top1``), and squared error of its value against the game results (``value_mse``)."""
+    (``top1``), both over the examples with a move distribution (``moves`` of them), and
+    squared error of its value against the game results (``value_mse``, over all)."""
     import torch
     import torch.nn.functional as F
 
@@ -518,7 +519,7 @@ def evaluate_examples(
     net, spec = loaded.net, loaded.spec
     net.eval()
     sums = {"policy_loss": 0.0, "top1": 0.0, "value_mse": 0.0}
-    count = 0
+    count = moves = 0
     with torch.no_grad():
         for start in range(0, len(arrays), batch_size):
             part = arrays.take(np.arange(start, min(start + batch_size, len(arrays))))
@@ -526,9 +527,17 @@ def evaluate_examples(
             x, legal, _played, z, target = _to_tensors(batch, 0, spec.size, device)
             logits, value = net(x)
             probs = masked_softmax(logits.float(), legal).clamp_min(1e-12)
+            with_moves = target.sum(1) > 0
             sums["policy_loss"] += float(-(target * probs.log()).sum())
-            sums["top1"] += float((probs.argmax(1) == target.argmax(1)).sum())
+            sums["top1"] += float(((probs.argmax(1) == target.argmax(1)) & with_moves).sum())
             if value is not None:
                 sums["value_mse"] += float(F.mse_loss(value.float(), z, reduction="sum"))
             count += len(part)
-    return {key: total / max(1, count) for key, total in sums.items()} | {"positions": count}
+            moves += int(with_moves.sum())
+    return {
+        "policy_loss": sums["policy_loss"] / max(1, moves),
+        "top1": sums["top1"] / max(1, moves),
+        "value_mse": sums["value_mse"] / max(1, count),
+        "positions": count,
+        "moves": moves,
+    }

@@ -444,8 +444,8 @@ def _train_step(
     logits, value = outputs[0].float(), outputs[1]
     if distribution is None:
         loss = F.cross_entropy(logits, target)
-    else:  # cross-entropy with the search's move distribution
-        loss = -(distribution * F.log_softmax(logits, dim=1)).sum(dim=1).mean()
+    else:  # cross-entropy with the search's move distribution, over the rows that have one
+        loss = distribution_loss(distribution, logits)
     total = loss
     value_loss = torch.zeros(())
     if value is not None:
@@ -467,6 +467,18 @@ def _train_step(
     return StepLosses(
         float(loss.detach()), correct, float(value_loss.detach()), float(ownership_loss.detach())
     )
+
+
+def distribution_loss(distribution: Any, logits: Any) -> Any:
+    """The mean cross-entropy of ``logits`` with the move distributions ``distribution``
+    (``(B, actions)`` tensors), over the rows with a distribution: a row of zeros is a
+    value-only example (:attr:`imago.rl.selfplay.SelfPlayConfig.value_only_empties`), which
+    takes no part in it."""
+    import torch.nn.functional as F
+
+    per_row = -(distribution * F.log_softmax(logits, dim=1)).sum(dim=1)
+    rows = (distribution.sum(dim=1) > 0).sum().clamp_min(1)
+    return per_row.sum() / rows
 
 
 def _ownership_tensor(batch: Batch, sym: int, size: int, device: Any) -> Any:

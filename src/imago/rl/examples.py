@@ -247,7 +247,10 @@ class GameWriter:
     """Writes finished games of round ``round_`` into ``folder`` (see the module docstring);
     with ``exact_targets``, the value targets of Othello positions with at most that many
     empty squares come from the endgame solver (:class:`ExactResults`; with ``exact_backup``
-    also those of the positions before them)."""
+    also those of the positions before them). Held-out games keep only their examples with a
+    move target, so that the holdout's figures mean the same with and without value-only
+    examples (:attr:`SelfPlayConfig.value_only_empties
+    <imago.rl.selfplay.SelfPlayConfig.value_only_empties>`)."""
 
     def __init__(
         self,
@@ -281,6 +284,8 @@ class GameWriter:
     def add(self, record: FinishedGame) -> None:
         """Write one finished game (and merge a chunk once enough have gathered)."""
         holdout = is_holdout(self.worker, record.index, self.holdout_fraction)
+        if holdout:  # the holdout measures what the window teaches, and stays comparable
+            record = record.without_value_only()
         info = {"worker": self.worker, "generation": self.generation, "holdout": holdout}
         arrays, extras = game_arrays(record, self.features, self.spec, info, self.exact)
         name = f"{self.worker}-{record.index:07d}"

@@ -14,7 +14,10 @@ What AlphaZero-style self-play gets right, here as options (:class:`SelfPlayConf
   simulations. Or **PUCT** with Dirichlet noise at the root (once per search), visit counts as
   the target and a temperature (moves sampled by visits) for the opening moves.
 * **Playout-cap randomisation** (KataGo): a share of moves get the full search and become
-  training examples; the others a fast search that only moves the game on.
+  training examples; the others a fast search that only moves the game on. Optionally the
+  positions of fast searches near the end (``value_only_empties``) become value-only examples:
+  no move target, only the value (for Othello the endgame solver's exact result, where
+  :mod:`imago.rl.examples` is asked to solve them).
 * **Resignation** below a win rate, with a share of games played out to the end to count how
   often resigning would have been wrong.
 * **Tree reuse** (PUCT): the subtree of the move played is kept.
@@ -27,7 +30,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -78,6 +81,13 @@ class SelfPlayConfig:
     Othello ends by itself)."""
     reuse: bool = True
     """PUCT: keep the subtree of the move played."""
+    value_only_empties: int = 0
+    """With fast searches: the positions of fast searches with at most this many empty points
+    are recorded too, as value-only examples (a move distribution of zeros: they teach the
+    value head and not the policy). 0: none. Meant for Othello with the run's
+    ``exact_targets`` at the same count, which makes each of their targets the solver's exact
+    result; otherwise their target is the game's result, strongly correlated with the
+    game's other examples."""
 
     def __post_init__(self) -> None:
         if self.rule not in ("gumbel", "puct"):
@@ -88,6 +98,8 @@ class SelfPlayConfig:
             raise ValueError("a Gumbel search needs at least 2 simulations")
         if not 0 <= self.full_fraction <= 1 or not 0 <= self.resign < 1:
             raise ValueError("full_fraction must be in [0, 1] and resign in [0, 1)")
+        if self.value_only_empties < 0:
+            raise ValueError("value_only_empties must be >= 0")
 
     def search_config(self) -> MCTSConfig:
         return MCTSConfig(
@@ -133,7 +145,8 @@ class FinishedGame:
     ``winner`` is 1 (Black), 2 (White) or 0 (a draw); ``score`` Black's lead (points or
     discs; 0 after a resignation). Example ``i`` is the position before move
     ``example_moves[i]``: its boards (``(history, N*N)``, newest first), colour to move, legal
-    actions, the search's move distribution (``targets[i]``) and the move the search chose
+    actions, the search's move distribution (``targets[i]``: all zeros for a value-only
+    example, :attr:`SelfPlayConfig.value_only_empties`) and the move the search chose
     (``example_actions[i]``; after the last example of a resigned game it was never played).
     """
 
@@ -156,6 +169,22 @@ class FinishedGame:
     (:func:`final_owners`)."""
     full_searches: int = 0
     fast_searches: int = 0
+
+    def without_value_only(self) -> FinishedGame:
+        """This game with only its examples that have a move target."""
+        keep = [i for i, target in enumerate(self.targets) if target.any()]
+        if len(keep) == len(self.targets):
+            return self
+        return replace(
+            self,
+            example_moves=[self.example_moves[i] for i in keep],
+            example_actions=[self.example_actions[i] for i in keep],
+            boards=[self.boards[i] for i in keep],
+            to_play=[self.to_play[i] for i in keep],
+            legal=[self.legal[i] for i in keep],
+            targets=[self.targets[i] for i in keep],
+            values=[self.values[i] for i in keep],
+        )
 
     def outcome_for(self, color: int) -> int:
         """+1 if ``color`` won, -1 if it lost, 0 for a draw."""
@@ -191,6 +220,8 @@ class SelfPlayStats:
     games: int = 0
     moves: int = 0
     examples: int = 0
+    value_only: int = 0
+    """... of which value-only (:attr:`SelfPlayConfig.value_only_empties`)."""
     simulations: int = 0
     evaluations: int = 0
     network_calls: int = 0
@@ -410,6 +441,8 @@ class SelfPlay:
             self._record_example(g, record, actions, policy, value, position, action)
         else:
             record.fast_searches += 1
+            if self._value_only(g):
+                self._record_example(g, record, actions, None, value, position, action)
         color = int(position[0][g])
         best = float(np.max(stats.w / np.maximum(visits, 1))) if total else value
         if self.config.resign > 0 and best < self.config.resign and not slot.would_resign:
@@ -419,18 +452,26 @@ class SelfPlay:
             slot.would_resign = color
         return action, False
 
+    def _value_only(self, g: int) -> bool:
+        """Whether game ``g``'s position, searched fast, is recorded as a value-only example."""
+        most = self.config.value_only_empties
+        return most > 0 and int(np.count_nonzero(self.batch.boards[g][0] == 0)) <= most
+
     def _record_example(
         self,
         g: int,
         record: FinishedGame,
         actions: npt.NDArray[np.int64],
-        policy: FloatArray,
+        policy: FloatArray | None,
         value: float,
         position: tuple[npt.NDArray[np.int64], npt.NDArray[np.bool_]],
         chosen: int,
     ) -> None:
+        """Record game ``g``'s position as an example: ``policy`` over ``actions`` as its move
+        target, or none (``None``: a value-only example, a target of zeros)."""
         target = np.zeros(self.batch.num_actions, dtype=np.float32)
-        target[actions] = policy
+        if policy is not None:
+            target[actions] = policy
         record.example_moves.append(len(record.actions))
         record.example_actions.append(chosen)
         record.boards.append(self.batch.boards[g].copy())
@@ -458,6 +499,7 @@ class SelfPlay:
                 self.stats.false_resignations += 1
         self.stats.games += 1
         self.stats.examples += len(record.targets)
+        self.stats.value_only += sum(1 for target in record.targets if not target.any())
         self.stats.black_wins += record.winner == 1
         self.stats.draws += record.winner == 0
         on_game(record)
