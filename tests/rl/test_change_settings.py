@@ -67,6 +67,19 @@ def test_settings_an_older_imago_let_through_are_mended_by_a_change(folder: RunF
     assert (mended.train.records_share, mended.train.ownership_weight) == (0, 1.5)
 
 
+def test_a_setting_newer_than_the_run_can_be_set(folder: RunFolder) -> None:
+    """A run stored by an older imago lacks the settings added since (here
+    ``selfplay.value_only_empties``): it reads with their defaults, and ``rl set`` sets them."""
+    settings = json.loads(folder.run_path.read_text())
+    del settings["config"]["selfplay"]["value_only_empties"]
+    folder.run_path.write_text(json.dumps(settings))
+    assert load_config(folder).selfplay.value_only_empties == 0
+    change_settings(folder, {"selfplay.value_only_empties": 20})
+    assert load_config(folder).selfplay.value_only_empties == 20
+    with pytest.raises(RunError, match=r"unknown setting 'selfplay\.no_such_setting'"):
+        change_settings(folder, {"selfplay.no_such_setting": 1})
+
+
 def test_the_command_changes_a_run_and_refuses_a_malformed_change(folder: RunFolder) -> None:
     runner = CliRunner()
     done = runner.invoke(

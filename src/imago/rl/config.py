@@ -188,10 +188,11 @@ class LoopConfig:
         try:
             parts = {
                 "spec": _build(GameSpec, data["spec"]),
-                "train": _build(StepsConfig, data.get("train", {})),
-                "selfplay": _build(SelfPlayConfig, data.get("selfplay", {})),
-                "evaluation": _build(EvalConfig, data.get("evaluation", {})),
-                "references": _build(ReferenceConfig, data.get("references", {})),
+                **{
+                    section: _build(kind, data.get(section, {}))
+                    for section, kind in _SECTIONS.items()
+                    if section != "spec"
+                },
             }
             rest = _top_level(
                 {k: v for k, v in data.items() if k in _names(cls) and k not in parts}
@@ -205,20 +206,38 @@ class LoopConfig:
         return LoopConfig.from_json(changed_settings(self.to_json(), changes))
 
 
+_SECTIONS: dict[str, type] = {
+    "spec": GameSpec,
+    "train": StepsConfig,
+    "selfplay": SelfPlayConfig,
+    "evaluation": EvalConfig,
+    "references": ReferenceConfig,
+}
+"""The parts of :class:`LoopConfig` that are settings of their own (``selfplay.simulations``)."""
+
+
+def setting_names() -> set[str]:
+    """Every name a run's settings have, as ``--set`` and ``imago rl set`` take them: the
+    top-level ones (``window_rounds``, and each part as a whole) and each part's fields
+    (``selfplay.simulations``)."""
+    names = _names(LoopConfig)
+    return names | {f"{part}.{name}" for part, kind in _SECTIONS.items() for name in _names(kind)}
+
+
 def changed_settings(data: dict[str, Any], changes: dict[str, Any]) -> dict[str, Any]:
     """A copy of settings as JSON (:meth:`LoopConfig.to_json`) with dotted-name changes, not
-    yet checked (:meth:`LoopConfig.from_json` checks them). :class:`RunError` for a name the
-    settings do not have."""
+    yet checked (:meth:`LoopConfig.from_json` checks them). Names are those of this imago's
+    settings (:func:`setting_names`), so a run stored before a setting existed can set it;
+    :class:`RunError` for any other name."""
     data = copy.deepcopy(data)
+    known = setting_names()
     for name, value in changes.items():
-        target = data
-        *path, last = name.split(".")
-        for part in path:
-            if not isinstance(target.get(part), dict):
-                raise RunError(f"unknown setting {name!r}")
-            target = target[part]
-        if last not in target:
+        if name not in known:
             raise RunError(f"unknown setting {name!r}")
+        *path, last = name.split(".")
+        target = data
+        for part in path:
+            target = target.setdefault(part, {})
         target[last] = value
     return data
 
