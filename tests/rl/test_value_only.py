@@ -18,6 +18,7 @@ import pytest
 from imago.agents.mcts import UniformEvaluator
 from imago.core.move import Move
 from imago.games.othello import OthelloState
+from imago.nn.dataset import ShardArrays
 from imago.rl.selfplay import FinishedGame, GameSpec, SelfPlay, SelfPlayConfig
 
 SPEC = GameSpec("othello", 6)
@@ -142,7 +143,11 @@ def test_a_run_trains_on_exact_value_only_examples_and_holds_none_out(tmp_path: 
     for name in ("policy_loss", "top1"):
         assert with_rows[name] == pytest.approx(without[name], rel=1e-5)
 
+    _a_step_counts_only_the_rows_with_moves(folder.model_path(0), window, value_only)
+
     assert train(folder, config) == 1
+    (trained,) = folder.metrics("train")
+    assert 0 < trained["move_top1"] <= 1
     self_play(folder, config, worker="w1")
     checkpoint.write(folder, tmp_path / "checkpoint")
     restored = RunFolder(tmp_path / "restored")
@@ -152,3 +157,35 @@ def test_a_run_trains_on_exact_value_only_examples_and_holds_none_out(tmp_path: 
     assert again.target is not None and original.target is not None
     assert np.array_equal(again.target, original.target)
     assert np.array_equal(again.value, original.value)
+
+
+def _a_step_counts_only_the_rows_with_moves(
+    model: Path, window: ShardArrays, value_only: np.ndarray
+) -> None:
+    """One training step on rows with value-only examples measures the same policy loss and
+    move agreement as a step on the rows with moves alone."""
+    import torch
+
+    from imago.nn.dataset import unpack
+    from imago.nn.rl_train import StepsConfig
+    from imago.nn.store import load_model
+    from imago.nn.supervised import _optimizer, _train_step
+
+    rows = np.arange(min(len(window), 256))
+    chosen = window.take(rows)
+    moves_only = window.take(rows[~value_only[rows]])
+    train_config = StepsConfig().train_config()
+    measured = []
+    for arrays in (chosen, moves_only):
+        net = load_model(model).net
+        net.eval()  # batch norm's running statistics: each row's logits independent of the others
+        batch = unpack(arrays, 4, 6)
+        step = _train_step(
+            net, _optimizer(net, train_config), None, batch, 0, 6, torch.device("cpu"), None,
+            train_config,
+        )  # fmt: skip
+        measured.append(step)
+    with_rows, alone = measured
+    assert with_rows.moves == alone.moves == len(moves_only) < len(chosen)
+    assert with_rows.correct == alone.correct
+    assert with_rows.policy_loss == pytest.approx(alone.policy_loss, rel=1e-5)

@@ -327,6 +327,7 @@ def _train(
         "ownership_loss": 0.0,
         "top1": 0.0,
         "positions": 0,
+        "moves": 0,
     }
     if checkpoint.is_file():
         saved = safe_load(checkpoint, device)
@@ -337,6 +338,7 @@ def _train(
                 net.load_state_dict(saved["model"]["state_dict"])
                 step = int(saved["step"])
                 sums = {"ownership_loss": 0.0, **json.loads(saved["sums"])}
+                sums.setdefault("moves", sums["positions"])  # saved before value-only rows
     amp_dtype = _amp_dtype(train_config, device)
     net.train()
     model: Any = net
@@ -391,11 +393,12 @@ def _train(
         step += 1
         n = len(rows)
         part = [
-            losses.policy_loss * n,
+            losses.policy_loss * losses.moves,
             losses.value_loss * n,
             losses.ownership_loss * n,
             float(losses.correct),
             float(n),
+            float(losses.moves),
         ]
         if world > 1:
             part = parallel.summed(part)
@@ -405,6 +408,7 @@ def _train(
         sums["loss"] += part[0] + config.value_weight * part[1] + config.ownership_weight * part[2]
         sums["top1"] += part[3]
         sums["positions"] += int(part[4])
+        sums["moves"] += int(part[5])
         if on_step is not None:
             on_step(step, config.steps, sums["loss"] / sums["positions"])
         if step % config.checkpoint_every == 0 and step < config.steps:
@@ -422,14 +426,15 @@ def _train(
         )
     save()
     positions = max(1, int(sums["positions"]))
+    moves = max(1, int(sums["moves"]))
     return {
         "steps": config.steps,
         "positions": positions,
         "loss": sums["loss"] / positions,
-        "policy_loss": sums["policy_loss"] / positions,
+        "policy_loss": sums["policy_loss"] / moves,
         "value_loss": sums["value_loss"] / positions,
         "ownership_loss": sums["ownership_loss"] / positions,
-        "move_top1": sums["top1"] / positions,
+        "move_top1": sums["top1"] / moves,
         "seconds": time.perf_counter() - started,
         "window": len(window),
         "records": 0 if records is None else len(records),

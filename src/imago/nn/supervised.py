@@ -307,12 +307,12 @@ def train_supervised(
             lr = lr_at(config, state.global_step, progress(), warmup)
             for group in optimizer.param_groups:
                 group["lr"] = lr
-            loss, correct, _, _ = _train_step(
+            losses = _train_step(
                 net, optimizer, scaler, batch, sym, spec.size, device, amp_dtype, config
             )
             state.stats.positions += len(rows)
-            state.stats.loss += loss * len(rows)
-            state.stats.correct += correct
+            state.stats.loss += losses.policy_loss * len(rows)
+            state.stats.correct += losses.correct
             state.stats.seconds += time.perf_counter() - started
             state.step += 1
             state.global_step += 1
@@ -412,10 +412,13 @@ class StepLosses(NamedTuple):
     """What one optimiser step measured."""
 
     policy_loss: float
+    """The mean over the rows with a move target (``moves``)."""
     correct: int
-    """Positions whose most likely move (by the network) is the move played."""
+    """Rows with a move target whose most likely move (by the network) is the move played."""
     value_loss: float
     ownership_loss: float
+    moves: int
+    """Rows with a move target: all but value-only examples (a move distribution of zeros)."""
 
 
 def _train_step(
@@ -444,8 +447,10 @@ def _train_step(
     logits, value = outputs[0].float(), outputs[1]
     if distribution is None:
         loss = F.cross_entropy(logits, target)
+        with_moves = torch.ones_like(target, dtype=torch.bool)
     else:  # cross-entropy with the search's move distribution, over the rows that have one
         loss = distribution_loss(distribution, logits)
+        with_moves = distribution.sum(dim=1) > 0
     total = loss
     value_loss = torch.zeros(())
     if value is not None:
@@ -463,9 +468,13 @@ def _train_step(
     else:
         total.backward()  # type: ignore[no-untyped-call]
         optimizer.step()
-    correct = int((logits.argmax(dim=1) == target).sum())
+    correct = int(((logits.argmax(dim=1) == target) & with_moves).sum())
     return StepLosses(
-        float(loss.detach()), correct, float(value_loss.detach()), float(ownership_loss.detach())
+        float(loss.detach()),
+        correct,
+        float(value_loss.detach()),
+        float(ownership_loss.detach()),
+        int(with_moves.sum()),
     )
 
 
