@@ -74,7 +74,7 @@ def test_a_setting_newer_than_the_run_can_be_set(folder: RunFolder) -> None:
     del settings["config"]["selfplay"]["value_only_empties"]
     folder.run_path.write_text(json.dumps(settings))
     assert load_config(folder).selfplay.value_only_empties == 0
-    change_settings(folder, {"selfplay.value_only_empties": 20})
+    change_settings(folder, {"selfplay.value_only_empties": 20, "selfplay.fast_simulations": 4})
     assert load_config(folder).selfplay.value_only_empties == 20
     with pytest.raises(RunError, match=r"unknown setting 'selfplay\.no_such_setting'"):
         change_settings(folder, {"selfplay.no_such_setting": 1})

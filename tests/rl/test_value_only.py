@@ -64,10 +64,15 @@ def test_every_late_fast_search_is_a_value_only_example_and_no_other_is() -> Non
     assert value_only > 0 and counted == value_only
 
 
-def test_without_value_only_examples_self_play_is_unchanged() -> None:
+def test_with_value_only_empties_at_zero_every_example_has_a_move_target() -> None:
     games, counted = _games(value_only_empties=0)
     assert counted == 0
     assert all(t.any() for record in games for t in record.targets)
+
+
+def test_value_only_examples_without_fast_searches_are_refused() -> None:
+    with pytest.raises(ValueError, match="set fast_simulations"):
+        SelfPlayConfig(value_only_empties=20)  # every search full: nothing would be recorded
 
 
 def test_a_game_without_its_value_only_examples_keeps_the_others_in_order() -> None:

@@ -518,7 +518,7 @@ def evaluate_examples(
 
     from imago.nn.inference import masked_softmax
     from imago.nn.store import load_model
-    from imago.nn.supervised import _to_tensors
+    from imago.nn.supervised import _to_tensors, move_rows
 
     loaded = load_model(model, device=device)
     net, spec = loaded.net, loaded.spec
@@ -532,7 +532,7 @@ def evaluate_examples(
             x, legal, _played, z, target = _to_tensors(batch, 0, spec.size, device)
             logits, value = net(x)
             probs = masked_softmax(logits.float(), legal).clamp_min(1e-12)
-            with_moves = target.sum(1) > 0
+            with_moves = move_rows(target)
             sums["policy_loss"] += float(-(target * probs.log()).sum())
             sums["top1"] += float(((probs.argmax(1) == target.argmax(1)) & with_moves).sum())
             if value is not None:

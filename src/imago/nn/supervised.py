@@ -450,7 +450,7 @@ def _train_step(
         with_moves = torch.ones_like(target, dtype=torch.bool)
     else:  # cross-entropy with the search's move distribution, over the rows that have one
         loss = distribution_loss(distribution, logits)
-        with_moves = distribution.sum(dim=1) > 0
+        with_moves = move_rows(distribution)
     total = loss
     value_loss = torch.zeros(())
     if value is not None:
@@ -478,6 +478,12 @@ def _train_step(
     )
 
 
+def move_rows(distribution: Any) -> Any:
+    """Which rows of move distributions (a ``(B, actions)`` tensor) have one: a row of zeros
+    is a value-only example (:attr:`imago.rl.selfplay.SelfPlayConfig.value_only_empties`)."""
+    return distribution.sum(dim=1) > 0
+
+
 def distribution_loss(distribution: Any, logits: Any) -> Any:
     """The mean cross-entropy of ``logits`` with the move distributions ``distribution``
     (``(B, actions)`` tensors), over the rows with a distribution: a row of zeros is a
@@ -486,8 +492,7 @@ def distribution_loss(distribution: Any, logits: Any) -> Any:
     import torch.nn.functional as F
 
     per_row = -(distribution * F.log_softmax(logits, dim=1)).sum(dim=1)
-    rows = (distribution.sum(dim=1) > 0).sum().clamp_min(1)
-    return per_row.sum() / rows
+    return per_row.sum() / move_rows(distribution).sum().clamp_min(1)
 
 
 def _ownership_tensor(batch: Batch, sym: int, size: int, device: Any) -> Any:

@@ -186,13 +186,9 @@ class LoopConfig:
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> LoopConfig:
         try:
-            parts = {
-                "spec": _build(GameSpec, data["spec"]),
-                **{
-                    section: _build(kind, data.get(section, {}))
-                    for section, kind in _SECTIONS.items()
-                    if section != "spec"
-                },
+            parts = {  # the game is required, the other parts default
+                part: _build(kind, data["spec"] if part == "spec" else data.get(part, {}))
+                for part, kind in _SECTIONS.items()
             }
             rest = _top_level(
                 {k: v for k, v in data.items() if k in _names(cls) and k not in parts}

@@ -100,6 +100,11 @@ class SelfPlayConfig:
             raise ValueError("full_fraction must be in [0, 1] and resign in [0, 1)")
         if self.value_only_empties < 0:
             raise ValueError("value_only_empties must be >= 0")
+        if self.value_only_empties and self.fast_simulations == 0:
+            raise ValueError(
+                "value_only_empties records fast searches' positions: set fast_simulations "
+                "(and full_fraction below 1) too"
+            )
 
     def search_config(self) -> MCTSConfig:
         return MCTSConfig(
