@@ -20,6 +20,8 @@ the search                       :mod:`~imago.agents.mcts.search` (:class:`MCTS`
                                  Dirichlet noise, Gumbel root, sequential halving)
 the agents                       :mod:`~imago.agents.mcts.agent` (``mcts``; :class:`SearchAgent`
                                  for the network agents)
+how much of a time limit to use  :mod:`~imago.agents.mcts.timing` (:class:`TimeUse`: Pachi's
+                                 early stops, a time bank for fixed times a move)
 ===============================  ==============================================================
 
 Values are win rates in ``[0, 1]`` for the player to move. Go playouts have three policies
@@ -40,6 +42,7 @@ from imago.agents.mcts.evaluators import (
 from imago.agents.mcts.games import GoSearchGame, OthelloSearchGame, SearchGame, search_game
 from imago.agents.mcts.search import MCTS, halving_schedule
 from imago.agents.mcts.selection import PUCT, RULES, UCT, Gumbel, RaveUCT, SelectionRule
+from imago.agents.mcts.timing import TimeUse
 from imago.agents.mcts.tree import ChildStats, Tree
 
 __all__ = [
@@ -63,6 +66,7 @@ __all__ = [
     "SearchAgent",
     "SearchGame",
     "SelectionRule",
+    "TimeUse",
     "Tree",
     "UniformEvaluator",
     "halving_schedule",

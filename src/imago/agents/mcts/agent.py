@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from dataclasses import dataclass, replace
 
 import numpy as np
+import numpy.typing as npt
 
 from imago.agents.base import (
     Agent,
@@ -30,6 +32,7 @@ from imago.agents.mcts.evaluators import Evaluator, RandomPlayoutEvaluator
 from imago.agents.mcts.games import PLAYOUT_POLICIES, SearchGame, search_game
 from imago.agents.mcts.search import MCTS
 from imago.agents.mcts.selection import PUCT, UCT, RaveUCT, SelectionRule
+from imago.agents.mcts.timing import TimeUse
 from imago.agents.mcts.tree import Tree
 from imago.agents.registry import register_agent
 from imago.core.game import GameState
@@ -39,7 +42,8 @@ from imago.core.move import Move
 class SearchAgent(Agent):
     """A Monte Carlo tree search agent (see the module docstring). ``simulations`` is the
     default per move when the limit gives neither playouts, nodes nor time; ``chunk`` how many
-    simulations run between checks of the clock and the stop flag."""
+    simulations run between checks of the clock and the stop flag; ``time_use`` when a search
+    under a time limit stops before it (:mod:`~imago.agents.mcts.timing`; by default never)."""
 
     name = "search"
     chunk = 32
@@ -53,6 +57,7 @@ class SearchAgent(Agent):
         threads: int = 1,
         reuse: bool = True,
         ended: str = "cautious",
+        time_use: TimeUse | None = None,
     ) -> None:
         if simulations < 1:
             raise ValueError("simulations (playouts) must be >= 1")
@@ -64,9 +69,11 @@ class SearchAgent(Agent):
         self.threads = threads
         self.reuse = reuse
         self.ended = ended
+        self.time_use = time_use or TimeUse()
         self._searches = [self.make_search() for _ in range(threads)]
         self._trees: list[Tree] = []
         self._root_key: int | None = None
+        self._banked = 0.0  # seconds kept for later moves (time_use.bank)
 
     # -- what a subclass decides -------------------------------------------------------------------
     def make_search(self) -> MCTS:
@@ -87,6 +94,7 @@ class SearchAgent(Agent):
     def reset(self) -> None:
         self._trees = []
         self._root_key = None
+        self._banked = 0.0
 
     def select_move(
         self,
@@ -107,16 +115,29 @@ class SearchAgent(Agent):
         seconds = limit.time
         if playouts is None and seconds is None:
             playouts = self.simulations
-        deadline = None if seconds is None else start + seconds
+        # under a time limit with early stops: `target` seconds, at most `move_seconds`
+        target = seconds if playouts is None and self._stops_early() else None
+        move_seconds, enough = seconds, None
+        if target is not None:
+            move_seconds = self.time_use.move_limit(target, self._banked)
+            enough = self._enough(trees, games[0].num_actions, start, target, move_seconds)
+        deadline = None if move_seconds is None else start + move_seconds
         shares = _shares(playouts, len(trees))
         for search, game, tree, share in zip(self._searches, games, trees, shares, strict=True):
             search.begin(tree, game, share if share is not None else self.simulations)
         if len(trees) == 1:
-            done = self._grow(0, games[0], trees[0], shares[0], deadline, stop, on_info, start)
+            done = self._grow(
+                0, games[0], trees[0], shares[0], deadline, stop, on_info, start, enough=enough
+            )
         else:
-            done = self._grow_in_parallel(games, trees, shares, deadline, stop, on_info, start)
+            done = self._grow_in_parallel(
+                games, trees, shares, deadline, stop, on_info, start, enough
+            )
         self._trees, self._root_key = trees, state.key
         result = self._settled(state, self._result(trees, games, done, time.perf_counter() - start))
+        if target is not None:
+            used = time.perf_counter() - start
+            self._banked = self.time_use.banked_after(target, self._banked, used)
         if on_info is not None:
             on_info(result)
         threshold = self.config.resign_threshold
@@ -129,6 +150,27 @@ class SearchAgent(Agent):
         ):
             return replace(result, move=Move.RESIGN)
         return result
+
+    def _stops_early(self) -> bool:
+        """Whether a search under a time limit may stop before it (``time_use``; never under
+        Gumbel's rule, whose move is not simply the most visited)."""
+        rule = self._searches[0].rule.kernel_id
+        return self.time_use.stops_early and rule != kt.RULE_GUMBEL
+
+    def _enough(
+        self, trees: list[Tree], num: int, start: float, target: float, limit: float
+    ) -> _Enough:
+        """The check that stops a search given ``target`` seconds (at most ``limit``) early."""
+        time_use = self.time_use
+
+        def enough(done: int) -> bool:
+            visits, wins = _root_totals(trees, num)
+            elapsed = time.perf_counter() - start
+            return time_use.should_stop(
+                visits, wins, elapsed=elapsed, target=target, limit=limit, done=done
+            )
+
+        return enough
 
     def _tree_for(self, state: GameState, game: SearchGame, thread: int) -> Tree:
         """The last search's subtree below ``state`` when it lies a few moves below the old
@@ -174,10 +216,11 @@ class SearchAgent(Agent):
         on_info: InfoCallback | None,
         start: float,
         progress: list[int] | None = None,
+        enough: _Enough | None = None,
     ) -> int:
         """Run simulations on one tree until ``playouts`` are done, the ``deadline`` passes (after
-        one simulation at least) or ``stop`` is set; report progress to ``on_info`` twice a
-        second, or keep the count in ``progress[thread]``. How many ran."""
+        one simulation at least), ``stop`` is set or ``enough`` says so; report progress to
+        ``on_info`` twice a second, or keep the count in ``progress[thread]``. How many ran."""
         search = self._searches[thread]
         done = 0
         next_info = start + 0.5
@@ -195,7 +238,7 @@ class SearchAgent(Agent):
             now = time.perf_counter()
             if (deadline is not None and now >= deadline) or (stop is not None and stop.is_set()):
                 break
-            if ran == 0:
+            if ran == 0 or (enough is not None and enough(done)):
                 break
             if on_info is not None and now >= next_info:
                 on_info(self._result([tree], [game], done, now - start))
@@ -211,12 +254,15 @@ class SearchAgent(Agent):
         stop: StopFlag | None,
         on_info: InfoCallback | None,
         start: float,
+        enough: _Enough | None = None,
     ) -> int:
         """:meth:`_grow` on every tree at once, one thread each (the numba kernels release the
-        GIL); this thread reports the summed statistics to ``on_info``. When one thread fails,
-        the others stop at their next chunk and the error is raised here."""
+        GIL); this thread reports the summed statistics to ``on_info`` and asks ``enough``
+        (over all trees) every :data:`CHECK_SECONDS`. When one thread fails, the others stop at
+        their next chunk and the error is raised here."""
         failed = threading.Event()
-        halt = _EitherFlag(stop, failed)
+        settled = threading.Event()
+        halt = _AnyFlag((stop, failed, settled))
         n = len(trees)
         progress = [0] * n
         with ThreadPoolExecutor(max_workers=n, thread_name_prefix="imago-mcts") as pool:
@@ -235,16 +281,21 @@ class SearchAgent(Agent):
                 )
                 for i in range(n)
             ]
+            wait_seconds = 0.5 if enough is None else CHECK_SECONDS
+            next_info = start + 0.5
             while True:
-                finished, pending = wait(futures, timeout=0.5, return_when=FIRST_EXCEPTION)
+                finished, pending = wait(futures, timeout=wait_seconds, return_when=FIRST_EXCEPTION)
                 if any(f.exception() is not None for f in finished):
                     failed.set()
                     break
                 if not pending:
                     break
-                if on_info is not None:
-                    seconds = time.perf_counter() - start
-                    on_info(self._result(trees, games, sum(progress), seconds))
+                if enough is not None and enough(sum(progress)):
+                    settled.set()
+                now = time.perf_counter()
+                if on_info is not None and now >= next_info:
+                    on_info(self._result(trees, games, sum(progress), now - start))
+                    next_info = now + 0.5
             return sum(f.result() for f in futures)
 
     # -- the result --------------------------------------------------------------------------------
@@ -254,8 +305,7 @@ class SearchAgent(Agent):
         """The search result from the trees' root statistics, summed move by move (the PV of a
         move comes from the tree that visited it most)."""
         num = games[0].num_actions
-        visits = np.zeros(num)
-        wins = np.zeros(num)
+        visits, wins = _root_totals(trees, num)
         priors = np.zeros(num)
         seen = np.zeros(num, dtype=np.bool_)
         best_tree = np.zeros(num, dtype=np.int64)
@@ -265,8 +315,6 @@ class SearchAgent(Agent):
             sl = tree.edges(tree.root)
             actions = tree.ei[sl, kt.E_ACTION]
             tree_visits = tree.ef[sl, kt.E_N]
-            visits[actions] += tree_visits
-            wins[actions] += tree.ef[sl, kt.E_W]
             priors[actions] += tree.ef[sl, kt.E_PRIOR] / len(trees)
             seen[actions] = True
             better = tree_visits > most[actions]
@@ -343,15 +391,35 @@ def _shares(playouts: int | None, threads: int) -> list[int | None]:
     return [playouts // threads + (i < playouts % threads) for i in range(threads)]
 
 
-@dataclass(frozen=True, slots=True)
-class _EitherFlag:
-    """A stop flag set when either of two is (the caller's may be absent)."""
+CHECK_SECONDS = 0.02
+"""How often root parallelisation's coordinating thread asks whether a search may stop early."""
 
-    first: StopFlag | None
-    second: StopFlag
+_Enough = Callable[[int], bool]
+"""Whether a search may stop early, given the simulations it has run this move."""
+
+
+def _root_totals(
+    trees: list[Tree], num: int
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """The root moves' visits and wins summed over the trees, indexed by action."""
+    visits = np.zeros(num)
+    wins = np.zeros(num)
+    for tree in trees:
+        sl = tree.edges(tree.root)
+        actions = tree.ei[sl, kt.E_ACTION]
+        visits[actions] += tree.ef[sl, kt.E_N]
+        wins[actions] += tree.ef[sl, kt.E_W]
+    return visits, wins
+
+
+@dataclass(frozen=True, slots=True)
+class _AnyFlag:
+    """A stop flag set when any of its flags is (the caller's may be absent)."""
+
+    flags: tuple[StopFlag | None, ...]
 
     def is_set(self) -> bool:
-        return self.second.is_set() or (self.first is not None and self.first.is_set())
+        return any(flag is not None and flag.is_set() for flag in self.flags)
 
 
 def _same_moves(tree: Tree, node: int, game: SearchGame) -> bool:
@@ -391,6 +459,14 @@ class MCTSOptions:
     the numba kernels run without the GIL, and the root statistics are summed to choose the
     move). Under a playout limit the playouts are shared out and the result stays
     deterministic for a seed."""
+    desired_time: float = 1.0
+    """Under a time limit, the share of it after which a settled search stops; before it, a
+    search stops once its move cannot change (Pachi's early stops,
+    :mod:`imago.agents.mcts.timing`). 1: always search for the whole limit."""
+    time_bank: float = 0.0
+    """Under a fixed time a move, keep the seconds that early stops save for later moves of
+    the game: a move may take its limit plus what is kept, up to ``time_bank`` limits more, and
+    a game's moves take the limit on average at most (needs ``desired_time < 1``)."""
 
 
 def playout_config(options: MCTSOptions, **more: object) -> MCTSConfig:
@@ -445,6 +521,7 @@ class MCTSAgent(SearchAgent):
             simulations=options.playouts,
             threads=options.threads,
             reuse=options.reuse,
+            time_use=TimeUse(desired=options.desired_time, bank=options.time_bank),
         )
 
     def make_search(self) -> MCTS:
