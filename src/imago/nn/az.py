@@ -29,7 +29,7 @@ from imago.agents.mcts import (
     MixedEvaluator,
     SearchAgent,
     SearchGame,
-    TimeUse,
+    TimeOptions,
 )
 from imago.agents.registry import register_agent
 from imago.core.game import GameState
@@ -40,7 +40,7 @@ PRECISIONS = ("auto", "fp32", "int8")
 
 
 @dataclass(frozen=True)
-class AZOptions:
+class AZOptions(TimeOptions):
     """Options of the ``az`` agent."""
 
     model: str = ""
@@ -83,14 +83,6 @@ class AZOptions:
     summed). With ``mix`` on 9x9 Go two threads run 1.5x the simulations of
     ``nn_threads=2`` (3,698 against 2,401 a move at 0.25 s), yet the two half-deep trees play
     no better than the one (43.5 % over 100 games; BENCHMARKS.md)."""
-    desired_time: float = 1.0
-    """Under a time limit, the share of it after which a settled search stops; before it, a
-    search stops once its move cannot change (Pachi's early stops,
-    :mod:`imago.agents.mcts.timing`). 1: always search for the whole limit."""
-    time_bank: float = 0.0
-    """Under a fixed time a move, keep the seconds that early stops save for later moves of
-    the game: a move may take its limit plus what is kept, up to ``time_bank`` limits more, and
-    a game's moves take the limit on average at most (needs ``desired_time < 1``)."""
     mix: float = 0.0
     """The share of a playout's result in each leaf's value, the rest the network's (AlphaGo's
     mixing, :class:`imago.agents.mcts.MixedEvaluator`; 0: the network's values alone)."""
@@ -131,7 +123,7 @@ class AZAgent(SearchAgent):
             simulations=options.simulations,
             threads=options.threads,
             reuse=options.reuse,
-            time_use=TimeUse(desired=options.desired_time, bank=options.time_bank),
+            time_use=options.time_use(),
         )
 
     @property

@@ -42,7 +42,7 @@ from imago.agents.mcts.evaluators import (
 from imago.agents.mcts.games import GoSearchGame, OthelloSearchGame, SearchGame, search_game
 from imago.agents.mcts.search import MCTS, halving_schedule
 from imago.agents.mcts.selection import PUCT, RULES, UCT, Gumbel, RaveUCT, SelectionRule
-from imago.agents.mcts.timing import TimeUse
+from imago.agents.mcts.timing import TimeOptions, TimeUse
 from imago.agents.mcts.tree import ChildStats, Tree
 
 __all__ = [
@@ -66,6 +66,7 @@ __all__ = [
     "SearchAgent",
     "SearchGame",
     "SelectionRule",
+    "TimeOptions",
     "TimeUse",
     "Tree",
     "UniformEvaluator",

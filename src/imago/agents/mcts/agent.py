@@ -32,7 +32,7 @@ from imago.agents.mcts.evaluators import Evaluator, RandomPlayoutEvaluator
 from imago.agents.mcts.games import PLAYOUT_POLICIES, SearchGame, search_game
 from imago.agents.mcts.search import MCTS
 from imago.agents.mcts.selection import PUCT, UCT, RaveUCT, SelectionRule
-from imago.agents.mcts.timing import TimeUse
+from imago.agents.mcts.timing import TimeOptions, TimeUse
 from imago.agents.mcts.tree import Tree
 from imago.agents.registry import register_agent
 from imago.core.game import GameState
@@ -433,7 +433,7 @@ def _same_moves(tree: Tree, node: int, game: SearchGame) -> bool:
 
 # -- the mcts agent --------------------------------------------------------------------------------
 @dataclass(frozen=True)
-class MCTSOptions:
+class MCTSOptions(TimeOptions):
     """Options of the MCTS agent."""
 
     playouts: int = 2000
@@ -459,14 +459,6 @@ class MCTSOptions:
     the numba kernels run without the GIL, and the root statistics are summed to choose the
     move). Under a playout limit the playouts are shared out and the result stays
     deterministic for a seed."""
-    desired_time: float = 1.0
-    """Under a time limit, the share of it after which a settled search stops; before it, a
-    search stops once its move cannot change (Pachi's early stops,
-    :mod:`imago.agents.mcts.timing`). 1: always search for the whole limit."""
-    time_bank: float = 0.0
-    """Under a fixed time a move, keep the seconds that early stops save for later moves of
-    the game: a move may take its limit plus what is kept, up to ``time_bank`` limits more, and
-    a game's moves take the limit on average at most (needs ``desired_time < 1``)."""
 
 
 def playout_config(options: MCTSOptions, **more: object) -> MCTSConfig:
@@ -521,7 +513,7 @@ class MCTSAgent(SearchAgent):
             simulations=options.playouts,
             threads=options.threads,
             reuse=options.reuse,
-            time_use=TimeUse(desired=options.desired_time, bank=options.time_bank),
+            time_use=options.time_use(),
         )
 
     def make_search(self) -> MCTS:

@@ -113,4 +113,22 @@ class TimeUse:
         return bool(rates.max() <= wins[first] / visits[first])
 
 
-__all__ = ["MIN_SIMULATIONS", "TimeUse"]
+@dataclass(frozen=True)
+class TimeOptions:
+    """The options of a search agent that set its :class:`TimeUse`."""
+
+    desired_time: float = 1.0
+    """Under a time limit, the share of it after which a settled search stops; before it, a
+    search stops once its move cannot change (Pachi's early stops,
+    :mod:`imago.agents.mcts.timing`). 1: always search for the whole limit."""
+    time_bank: float = 0.0
+    """Under a fixed time a move, keep the seconds that early stops save for later moves of
+    the game: a move may take its limit plus what is kept, up to ``time_bank`` limits more, and
+    a game's moves take the limit on average at most (needs ``desired_time < 1``)."""
+
+    def time_use(self) -> TimeUse:
+        """The time use these options ask for (``ValueError`` for values out of range)."""
+        return TimeUse(desired=self.desired_time, bank=self.time_bank)
+
+
+__all__ = ["MIN_SIMULATIONS", "TimeOptions", "TimeUse"]
