@@ -1,0 +1,106 @@
+"""A Go network's value against the count, on the settled last positions of finished games.
+
+    python bench/settled_values.py MODEL FOLDER_OR_SGF... [--tail 10] [--margin 0.2]
+
+Each argument is an SGF file or a folder of them (a match folder's ``games/`` is searched too):
+``imago match`` games, or a run's self-play rounds (``RUN/games/GGGGGG``). Of each game, the
+last ``--tail`` positions that the count settles -- :func:`imago.games.go.scoring.count`, which
+agrees with GNU Go's ``final_score``, finds no stone unsettled and names a winner -- are
+evaluated by the network (one symmetry). A value is wrong when it is more than ``--margin`` on
+the side of the player the count says loses. Printed per argument: positions, the share with
+a wrong value and its 95 % interval, split by the count's margin, and the games they are in.
+
+Where a network plays its own games' endings right and another program's wrong, its value has
+not seen the positions that program reaches (a position the count settles is one a referee
+would score now: both sides know who wins, or should).
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections import Counter
+from pathlib import Path
+
+from imago.arena.stats import score_interval
+from imago.games.go.position import GoPosition
+from imago.games.go.scoring import count
+from imago.nn.inference import Network
+from imago.records.sgf import read_file
+
+MARGINS = ((3.0, "margin <= 3"), (8.0, "margin 3.5-8"), (float("inf"), "margin > 8"))
+
+
+def sgf_files(source: Path) -> list[Path]:
+    """The SGF files of ``source`` (itself, or those in it and in its ``games/``)."""
+    if source.is_file():
+        return [source]
+    return sorted(source.glob("*.sgf")) + sorted(source.glob("games/*.sgf"))
+
+
+def settled_tail(positions: list[GoPosition], tail: int) -> list[tuple[GoPosition, bool, float]]:
+    """The last ``tail`` positions the count settles, each with whether its player to move
+    wins by the count and the count's margin."""
+    found: list[tuple[GoPosition, bool, float]] = []
+    for position in reversed(positions):
+        if len(found) == tail:
+            break
+        if position.is_over():
+            continue
+        counted = count(position)
+        outcome = counted.outcome
+        if counted.unsettled or outcome.winner is None:
+            continue
+        found.append((position, outcome.winner is position.to_play, outcome.margin))
+    return found
+
+
+def measure(network: Network, source: Path, tail: int, margin: float) -> None:
+    """Print the figures of the module docstring for one argument."""
+    totals: Counter[str] = Counter()
+    wrong: Counter[str] = Counter()
+    games_wrong = games = 0
+    for path in sgf_files(source):
+        for game in read_file(path):
+            positions = [state for state, _ in game.mainline_states()]
+            if not positions or not isinstance(positions[0], GoPosition):
+                continue
+            games += 1
+            settled = settled_tail(positions, tail)  # type: ignore[arg-type]
+            if not settled:
+                continue
+            values = network.evaluate([p for p, _, _ in settled]).value
+            assert values is not None, "the network has no value head"
+            any_wrong = False
+            for (_, wins, points), value in zip(settled, values, strict=True):
+                label = next(name for top, name in MARGINS if points <= top)
+                totals[label] += 1
+                bad = value < -margin if wins else value > margin
+                wrong[label] += bad
+                any_wrong |= bool(bad)
+            games_wrong += any_wrong
+    n, w = sum(totals.values()), sum(wrong.values())
+    share = score_interval(w, 0, n - w)
+    print(
+        f"{source}: {n} settled positions of {games} games; value wrong on {w} "
+        f"({100 * share.score:.1f} % [{100 * share.low:.1f}, {100 * share.high:.1f}]), "
+        f"in {games_wrong} games"
+    )
+    for _, name in MARGINS:
+        if totals[name]:
+            print(f"  {name}: {wrong[name]} of {totals[name]}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("model", help="a 9x9 Go model file (.pt)")
+    parser.add_argument("sources", nargs="+", type=Path, help="SGF files or folders")
+    parser.add_argument("--tail", type=int, default=10, help="settled positions a game")
+    parser.add_argument("--margin", type=float, default=0.2, help="how wrong a value must be")
+    args = parser.parse_args()
+    network = Network.load(args.model, game="go", size=9, device="cpu")
+    for source in args.sources:
+        measure(network, source, args.tail, args.margin)
+
+
+if __name__ == "__main__":
+    main()
