@@ -1,18 +1,19 @@
-"""A Go network's value against the count, on the settled last positions of finished games.
+"""A Go network's value against the result, on the settled last positions of finished games.
 
     python bench/settled_values.py MODEL FOLDER_OR_SGF... [--tail 10] [--margin 0.2]
 
 Each argument is an SGF file or a folder of them (a match folder's ``games/`` is searched too):
 ``imago match`` games, or a run's self-play rounds (``RUN/games/GGGGGG``). Of each game, the
 last ``--tail`` positions that the count settles -- :func:`imago.games.go.scoring.count`, which
-agrees with GNU Go's ``final_score``, finds no stone unsettled and names a winner -- are
+agrees with GNU Go's ``final_score`` on finished games, finds no stone unsettled -- are
 evaluated by the network (one symmetry). A value is wrong when it is more than ``--margin`` on
-the side of the player the count says loses. Printed per argument: positions, the share with
-a wrong value and its 95 % interval, split by the count's margin, and the games they are in.
+the side of the player who lost the game (its ``RE``: by the count, or by resignation).
+Printed per argument: positions, the share with a wrong value and its 95 % interval, split by
+whether the count of the position names the game's winner (a game resigned before its end
+may still have open borders that the count misjudges), and the games they are in.
 
-Where a network plays its own games' endings right and another program's wrong, its value has
-not seen the positions that program reaches (a position the count settles is one a referee
-would score now: both sides know who wins, or should).
+Where a network judges its own games' endings right and another program's wrong, its value
+has not seen the positions that program reaches.
 """
 
 from __future__ import annotations
@@ -22,12 +23,13 @@ from collections import Counter
 from pathlib import Path
 
 from imago.arena.stats import score_interval
+from imago.core.color import Color
 from imago.games.go.position import GoPosition
 from imago.games.go.scoring import count
 from imago.nn.inference import Network
 from imago.records.sgf import read_file
 
-MARGINS = ((3.0, "margin <= 3"), (8.0, "margin 3.5-8"), (float("inf"), "margin > 8"))
+AGREE, DISAGREE = "the count names the winner", "the count names the loser or no one"
 
 
 def sgf_files(source: Path) -> list[Path]:
@@ -37,20 +39,27 @@ def sgf_files(source: Path) -> list[Path]:
     return sorted(source.glob("*.sgf")) + sorted(source.glob("games/*.sgf"))
 
 
-def settled_tail(positions: list[GoPosition], tail: int) -> list[tuple[GoPosition, bool, float]]:
-    """The last ``tail`` positions the count settles, each with whether its player to move
-    wins by the count and the count's margin."""
-    found: list[tuple[GoPosition, bool, float]] = []
+def game_winner(result: str) -> Color | None:
+    """The winner an SGF ``RE`` names (``None``: a draw, a void game or no result)."""
+    text = result.strip().upper()
+    return {"B": Color.BLACK, "W": Color.WHITE}.get(text[:1]) if text[1:2] == "+" else None
+
+
+def settled_tail(
+    positions: list[GoPosition], tail: int, winner: Color
+) -> list[tuple[GoPosition, bool, bool]]:
+    """The last ``tail`` positions the count settles, each with whether its player to move won
+    the game and whether the count names the game's winner."""
+    found: list[tuple[GoPosition, bool, bool]] = []
     for position in reversed(positions):
         if len(found) == tail:
             break
         if position.is_over():
             continue
         counted = count(position)
-        outcome = counted.outcome
-        if counted.unsettled or outcome.winner is None:
+        if counted.unsettled:
             continue
-        found.append((position, outcome.winner is position.to_play, outcome.margin))
+        found.append((position, winner is position.to_play, counted.outcome.winner is winner))
     return found
 
 
@@ -64,15 +73,18 @@ def measure(network: Network, source: Path, tail: int, margin: float) -> None:
             positions = [state for state, _ in game.mainline_states()]
             if not positions or not isinstance(positions[0], GoPosition):
                 continue
+            winner = game_winner(game.get_text("RE") or "")
+            if winner is None:
+                continue
             games += 1
-            settled = settled_tail(positions, tail)  # type: ignore[arg-type]
+            settled = settled_tail(positions, tail, winner)  # type: ignore[arg-type]
             if not settled:
                 continue
             values = network.evaluate([p for p, _, _ in settled]).value
             assert values is not None, "the network has no value head"
             any_wrong = False
-            for (_, wins, points), value in zip(settled, values, strict=True):
-                label = next(name for top, name in MARGINS if points <= top)
+            for (_, wins, agrees), value in zip(settled, values, strict=True):
+                label = AGREE if agrees else DISAGREE
                 totals[label] += 1
                 bad = value < -margin if wins else value > margin
                 wrong[label] += bad
@@ -85,7 +97,7 @@ def measure(network: Network, source: Path, tail: int, margin: float) -> None:
         f"({100 * share.score:.1f} % [{100 * share.low:.1f}, {100 * share.high:.1f}]), "
         f"in {games_wrong} games"
     )
-    for _, name in MARGINS:
+    for name in (AGREE, DISAGREE):
         if totals[name]:
             print(f"  {name}: {wrong[name]} of {totals[name]}")
 
