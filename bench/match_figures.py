@@ -5,8 +5,10 @@
 For each player of each folder: its moves, the median search size per move (the ``N nodes``
 that the match writes into each move's SGF comment: simulations for ``mcts`` and ``nnmcts``,
 nodes for ``alphabeta``; external programs report none), and how many of its moves were a play
-right after the opponent had passed (where ``mcts``'s game-ending pass rule keeps a game going).
-BENCHMARKS.md quotes these figures for the GNU Go matches.
+right after the opponent had passed (where ``mcts``'s game-ending pass rule keeps a game going),
+and the seconds its moves took after the random opening (10th, 50th and 90th percentile, and the
+longest): whether a side thinks a flat time a move or spends it where it matters.
+BENCHMARKS.md quotes these figures for the GNU Go and Pachi matches.
 """
 
 from __future__ import annotations
@@ -39,12 +41,14 @@ def player_figures(record: GameRecord, sgf_text: str) -> dict[str, tuple[list[in
     return figures
 
 
-def folder_figures(path: Path) -> dict[str, tuple[int, float | None, int]]:
-    """Per player of the match in ``path``: moves, median nodes per move, plays after a pass."""
+def folder_figures(path: Path) -> dict[str, tuple[int, float | None, int, list[float]]]:
+    """Per player of the match in ``path``: moves, median nodes per move, plays after a pass,
+    the seconds of its moves after the opening."""
     folder = MatchFolder(path)
     nodes: dict[str, list[int]] = {}
     moves: dict[str, int] = {}
     after_pass: dict[str, int] = {}
+    seconds: dict[str, list[float]] = {}
     for index, record in sorted(folder.records().items()):
         text = folder.game_path(index, ".sgf").read_text(encoding="utf-8")
         for label, (counts, replies) in player_figures(record, text).items():
@@ -52,18 +56,36 @@ def folder_figures(path: Path) -> dict[str, tuple[int, float | None, int]]:
             side = 0 if label == record.black else 1
             moves[label] = moves.get(label, 0) + len(record.moves[side::2])
             after_pass[label] = after_pass.get(label, 0) + replies
+            timed = record.seconds[side::2][(record.opening_plies + 1 - side) // 2 :]
+            seconds.setdefault(label, []).extend(timed)
     return {
-        label: (moves[label], statistics.median(nodes[label]) if nodes[label] else None, replies)
+        label: (
+            moves[label],
+            statistics.median(nodes[label]) if nodes[label] else None,
+            replies,
+            seconds[label],
+        )
         for label, replies in after_pass.items()
     }
 
 
+def spread(seconds: list[float]) -> str:
+    """``p10 / p50 / p90 / max`` of ``seconds``, or ``-``."""
+    if len(seconds) < 2:
+        return "-"
+    tenths = statistics.quantiles(seconds, n=10)
+    return f"{tenths[0]:.2f} / {tenths[4]:.2f} / {tenths[8]:.2f} / {max(seconds):.2f}"
+
+
 def main(paths: list[str]) -> None:
-    print("folder | player | moves | median nodes/move | plays right after a pass")
+    print(
+        "folder | player | moves | median nodes/move | plays right after a pass | "
+        "seconds a move after the opening: p10 / p50 / p90 / max"
+    )
     for path in paths:
-        for label, (count, median, replies) in folder_figures(Path(path)).items():
+        for label, (count, median, replies, seconds) in folder_figures(Path(path)).items():
             shown = "-" if median is None else f"{median:,.0f}"
-            print(f"{path} | {label} | {count} | {shown} | {replies}")
+            print(f"{path} | {label} | {count} | {shown} | {replies} | {spread(seconds)}")
 
 
 if __name__ == "__main__":

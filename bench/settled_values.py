@@ -1,6 +1,7 @@
 """A Go network's value against the result, on the settled last positions of finished games.
 
     python bench/settled_values.py MODEL FOLDER_OR_SGF... [--tail 10] [--margin 0.2]
+        [--player LABEL]
 
 Each argument is an SGF file or a folder of them (a match folder's ``games/`` is searched too):
 ``imago match`` games, or a run's self-play rounds (``RUN/games/GGGGGG``). Of each game, the
@@ -10,7 +11,9 @@ evaluated by the network (one symmetry). A value is wrong when it is more than `
 the side of the player who lost the game (its ``RE``: by the count, or by resignation).
 Printed per argument: positions, the share with a wrong value and its 95 % interval, split by
 whether the count of the position names the game's winner (a game resigned before its end
-may still have open borders that the count misjudges), and the games they are in.
+may still have open borders that the count misjudges), and the games they are in. With
+``--player``, the games of the player whose SGF name (``PB`` / ``PW``) starts with ``LABEL``
+are split into those it won and those it lost.
 
 Where a network judges its own games' endings right and another program's wrong, its value
 has not seen the positions that program reaches.
@@ -45,6 +48,17 @@ def game_winner(result: str) -> Color | None:
     return {"B": Color.BLACK, "W": Color.WHITE}.get(text[:1]) if text[1:2] == "+" else None
 
 
+def player_outcome(black: str | None, white: str | None, winner: Color, player: str) -> str:
+    """``won`` or ``lost`` for the side whose name starts with ``player``; empty when no
+    player is asked for or neither side is it."""
+    if not player:
+        return ""
+    for name, colour in ((black, Color.BLACK), (white, Color.WHITE)):
+        if name is not None and name.startswith(player):
+            return "won" if winner is colour else "lost"
+    return ""
+
+
 def settled_tail(
     positions: list[GoPosition], tail: int, winner: Color
 ) -> list[tuple[GoPosition, bool, bool]]:
@@ -63,11 +77,14 @@ def settled_tail(
     return found
 
 
-def measure(network: Network, source: Path, tail: int, margin: float) -> None:
+def measure(network: Network, source: Path, tail: int, margin: float, player: str) -> None:
     """Print the figures of the module docstring for one argument."""
     totals: Counter[str] = Counter()
     wrong: Counter[str] = Counter()
     games_wrong = games = 0
+    split_total: Counter[str] = Counter()
+    split_wrong: Counter[str] = Counter()
+    split_games: Counter[str] = Counter()
     for path in sgf_files(source):
         for game in read_file(path):
             positions = [state for state, _ in game.mainline_states()]
@@ -82,6 +99,7 @@ def measure(network: Network, source: Path, tail: int, margin: float) -> None:
                 continue
             values = network.evaluate([p for p, _, _ in settled]).value
             assert values is not None, "the network has no value head"
+            side = player_outcome(game.get_text("PB"), game.get_text("PW"), winner, player)
             any_wrong = False
             for (_, wins, agrees), value in zip(settled, values, strict=True):
                 label = AGREE if agrees else DISAGREE
@@ -89,7 +107,12 @@ def measure(network: Network, source: Path, tail: int, margin: float) -> None:
                 bad = value < -margin if wins else value > margin
                 wrong[label] += bad
                 any_wrong |= bool(bad)
+                if side:
+                    split_total[side] += 1
+                    split_wrong[side] += bad
             games_wrong += any_wrong
+            if side:
+                split_games[side] += 1
     n, w = sum(totals.values()), sum(wrong.values())
     share = score_interval(w, 0, n - w)
     print(
@@ -100,6 +123,14 @@ def measure(network: Network, source: Path, tail: int, margin: float) -> None:
     for name in (AGREE, DISAGREE):
         if totals[name]:
             print(f"  {name}: {wrong[name]} of {totals[name]}")
+    for side in ("won", "lost"):
+        if split_total[side]:
+            share = score_interval(split_wrong[side], 0, split_total[side] - split_wrong[side])
+            print(
+                f"  games {player} {side} ({split_games[side]}): {split_wrong[side]} of "
+                f"{split_total[side]} ({100 * share.score:.1f} % [{100 * share.low:.1f}, "
+                f"{100 * share.high:.1f}])"
+            )
 
 
 def main() -> None:
@@ -108,10 +139,11 @@ def main() -> None:
     parser.add_argument("sources", nargs="+", type=Path, help="SGF files or folders")
     parser.add_argument("--tail", type=int, default=10, help="settled positions a game")
     parser.add_argument("--margin", type=float, default=0.2, help="how wrong a value must be")
+    parser.add_argument("--player", default="", help="split games by whether LABEL... won")
     args = parser.parse_args()
     network = Network.load(args.model, game="go", size=9, device="cpu")
     for source in args.sources:
-        measure(network, source, args.tail, args.margin)
+        measure(network, source, args.tail, args.margin, args.player)
 
 
 if __name__ == "__main__":

@@ -102,11 +102,19 @@ def test_what_a_move_leaves_in_the_bank(
 
 
 @pytest.mark.parametrize(
-    ("desired", "ratio", "bank"),
-    [(0.0, 2.5, 0.0), (1.5, 2.5, 0.0), (0.5, 0.5, 0.0), (0.5, 2.5, -1.0), (1.0, 2.5, 1.0)],
+    ("desired", "ratio", "bank", "says"),
+    [
+        (0.0, 2.5, 0.0, "desired_time"),
+        (1.5, 2.5, 0.0, "desired_time"),
+        (0.5, 0.5, 0.0, "ratio"),
+        (0.5, 2.5, -1.0, "time_bank"),
+        (1.0, 2.5, 1.0, "time_bank needs desired_time < 1"),
+    ],
 )
-def test_bad_settings_are_refused(desired: float, ratio: float, bank: float) -> None:
-    with pytest.raises(ValueError):
+def test_bad_settings_are_refused_by_their_option_names(
+    desired: float, ratio: float, bank: float, says: str
+) -> None:
+    with pytest.raises(ValueError, match=says):
         TimeUse(desired, ratio, bank)
 
 

@@ -45,14 +45,14 @@ class TimeUse:
 
     def __post_init__(self) -> None:
         if not 0 < self.desired <= 1:
-            raise ValueError(f"desired time must be in (0, 1], got {self.desired}")
+            raise ValueError(f"desired_time must be in (0, 1], got {self.desired}")
         if self.ratio < 1:
             raise ValueError(f"ratio must be >= 1, got {self.ratio}")
         if self.bank < 0:
-            raise ValueError(f"bank must be >= 0, got {self.bank}")
+            raise ValueError(f"time_bank must be >= 0, got {self.bank}")
         if self.bank > 0 and not self.stops_early:
-            raise ValueError("a time bank needs desired < 1: a search that uses its whole "
-                             "limit saves nothing")  # fmt: skip
+            raise ValueError("time_bank needs desired_time < 1 (say desired_time=0.5): a "
+                             "search that uses its whole limit saves nothing")  # fmt: skip
 
     @property
     def stops_early(self) -> bool:
