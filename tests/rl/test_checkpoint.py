@@ -14,7 +14,7 @@ from imago.nn.dataset import read_shard, unpack, write_shard
 from imago.nn.rl_train import draw_batch
 from imago.rl import checkpoint
 from imago.rl.config import LoopConfig, smoke_config
-from imago.rl.folder import RunFolder
+from imago.rl.folder import RunFolder, read_infos
 from imago.rl.plots import anchor_curve, reference_elo
 from imago.rl.selfplay import GameSpec
 from imago.rl.stages import (
@@ -58,11 +58,31 @@ def _next_batch(folder: RunFolder, config: LoopConfig, step: int) -> dict[str, n
     }
 
 
-@pytest.mark.parametrize(("game", "size"), [("go", 7), ("othello", 6)])
+START_GAME = "(;GM[1]SZ[7];B[dd];W[cc];B[ee];W[ce];B[de];W[cd];B[dc];W[cb];B[db];W[bf])"
+"""A 7x7 game whose beginnings a run's self-play may start from (``start_records``)."""
+
+
+def _infos(folder: RunFolder) -> list[dict[str, object]]:
+    """The game records of every example file of a run."""
+    return [
+        info
+        for path in folder.root.rglob("*.npz")
+        if "examples" in path.parts
+        for info in read_infos(path)
+    ]
+
+
+@pytest.mark.parametrize(
+    ("game", "size", "starts"), [("go", 7, False), ("othello", 6, False), ("go", 7, True)]
+)
 def test_a_restored_run_draws_the_same_next_training_batches(
-    tmp_path: Path, game: str, size: int
+    tmp_path: Path, game: str, size: int, starts: bool
 ) -> None:
-    config = _config(game, size)
+    changes: dict[str, object] = {}
+    if starts:  # games that begin part-way through a record replay from their first move
+        (tmp_path / "start.sgf").write_text(START_GAME)
+        changes = {"start_records": [str(tmp_path / "start.sgf")], "selfplay.start_fraction": 0.5}
+    config = _config(game, size, **changes)
     original = _two_rounds(tmp_path / "run", config)
     written = checkpoint.write(original, tmp_path / "checkpoint")
     assert written.generation == 1 and written.rounds == (0, 1)
@@ -83,6 +103,9 @@ def test_a_restored_run_draws_the_same_next_training_batches(
         for holdout in (False, True):
             names = [p.name for p in original.example_files(round_, holdout)]
             assert [p.name for p in restored.example_files(round_, holdout)] == names
+    if starts:
+        started = [info for info in _infos(restored) if info.get("start_moves")]
+        assert started and all(info["start_key"] == "start.sgf" for info in started)
     for step in (0, 7):
         before, after = _next_batch(original, config, step), _next_batch(restored, config, step)
         assert before.keys() == after.keys()

@@ -294,6 +294,14 @@ def _check_inputs(config: Any, *, bootstrap: bool = True) -> None:
         for path in paths:
             if not Path(path).exists():
                 raise fail(f"{name} {path}: no such file or folder")
+    if config.start_records:
+        from imago.rl.folder import RunError
+        from imago.rl.starts import load_start_games
+
+        try:
+            load_start_games(config.start_records, spec)
+        except RunError as error:
+            raise fail(str(error)) from None
     for text in config.references.opponents:
         try:
             agent = agent_from_spec(Player.parse(text).spec, spec.game, size=spec.size)

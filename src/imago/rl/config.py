@@ -114,6 +114,10 @@ class LoopConfig:
     """Only the records of these years to train on (first, last)."""
     train_records_games: int = 5_000
     """The games of ``train_records`` to train on (the first ones that pass the filters)."""
+    start_records: tuple[str, ...] = ()
+    """Game records (SGF files, folders or archives: games against other engines, say) that
+    ``selfplay.start_fraction`` of the self-play games start part-way through
+    (:mod:`imago.rl.starts`)."""
     solver_positions: int = 0
     """Othello: validate each generation on this many positions the exact endgame solver
     labelled (0: none): how often the network's first choice, and the search's move, is one
@@ -158,6 +162,10 @@ class LoopConfig:
             )
         if self.nn_precision not in ("fp32", "int8"):
             raise ValueError(f"nn_precision is fp32 or int8, not {self.nn_precision!r}")
+        if self.selfplay.start_fraction > 0 and not self.start_records:
+            raise ValueError(
+                "selfplay.start_fraction needs start_records (the games self-play starts in)"
+            )
         if self.train_records_games < 1:
             raise ValueError("train_records_games must be >= 1")
 
@@ -250,8 +258,20 @@ def _build(cls: type, data: dict[str, Any]) -> Any:
     return cls(**values)
 
 
+_PATH_LISTS = ("records", "train_records", "start_records")
+"""Settings that are lists of paths: one path alone (``imago rl set RUN records=FILE``) is a
+list of one."""
+
+
 def _top_level(data: dict[str, Any]) -> dict[str, Any]:
-    return {k: tuple(v) if isinstance(v, list) else v for k, v in data.items()}
+    return {
+        k: (v,)
+        if k in _PATH_LISTS and isinstance(v, str)
+        else tuple(v)
+        if isinstance(v, list)
+        else v
+        for k, v in data.items()
+    }
 
 
 def smoke_config(spec: GameSpec) -> LoopConfig:

@@ -204,6 +204,11 @@ def game_arrays(
             "full_searches": record.full_searches,
             "fast_searches": record.fast_searches,
             "values": [round(v, 4) for v in record.values],
+            **(
+                {"start_moves": record.start_moves, "start_key": record.start_key}
+                if record.start_moves
+                else {}
+            ),
         }
     ]
     return arrays, {
@@ -237,6 +242,12 @@ def game_sgf(info: dict[str, Any], spec: GameSpec) -> Game:
     if spec.game == "go":
         game.set_text("KM", f"{spec.komi:g}")
         game.set_text("RU", spec.rules.capitalize())
+    start = int(info.get("start_moves", 0))
+    if start:
+        game.set_text(
+            "GC",
+            f"self-play from move {start + 1}; moves 1-{start} from {info.get('start_key', '?')}",
+        )
     node: GameNode = game
     for action in info["actions"]:
         node = node.add_variation(Move.from_action(int(action), spec.size))

@@ -18,6 +18,9 @@ What AlphaZero-style self-play gets right, here as options (:class:`SelfPlayConf
   positions of fast searches near the end (``value_only_empties``) become value-only examples:
   no move target, only the value (for Othello the endgame solver's exact result, where
   :mod:`imago.rl.examples` is asked to solve them).
+* **Start positions** (KataGo): a share of games begins part-way through a recorded game
+  (:mod:`imago.rl.starts`), so that the network learns how positions its own games never
+  reach really end.
 * **Resignation** below a win rate, with a share of games played out to the end to count how
   often resigning would have been wrong.
 * **Tree reuse** (PUCT): the subtree of the move played is kept.
@@ -29,7 +32,7 @@ feature planes and search policies), which :mod:`imago.rl.folder` writes to the 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -43,6 +46,7 @@ from imago.core.color import Color
 from imago.games.go import GoRules
 from imago.games.go.batch import GoBatch
 from imago.games.othello.batch import OthelloBatch
+from imago.rl.starts import StartGame, start_actions
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -89,6 +93,12 @@ class SelfPlayConfig:
     result; otherwise their target is the game's result, strongly correlated with the
     game's other examples."""
 
+    start_fraction: float = 0.0
+    """The share of games that start part-way through a recorded game (the run's
+    ``start_records``, :mod:`imago.rl.starts`): a random record, its first moves up to a
+    random one, then self-play from there (examples only from there on). 0: every game
+    starts from the empty board."""
+
     def __post_init__(self) -> None:
         if self.rule not in ("gumbel", "puct"):
             raise ValueError(f"rule must be gumbel or puct, not {self.rule!r}")
@@ -98,6 +108,8 @@ class SelfPlayConfig:
             raise ValueError("a Gumbel search needs at least 2 simulations")
         if not 0 <= self.full_fraction <= 1 or not 0 <= self.resign < 1:
             raise ValueError("full_fraction must be in [0, 1] and resign in [0, 1)")
+        if not 0 <= self.start_fraction <= 1:
+            raise ValueError(f"start_fraction must be in [0, 1] (got {self.start_fraction})")
         if self.value_only_empties < 0:
             raise ValueError("value_only_empties must be >= 0")
         if self.value_only_empties and self.fast_simulations == 0:
@@ -174,6 +186,11 @@ class FinishedGame:
     (:func:`final_owners`)."""
     full_searches: int = 0
     fast_searches: int = 0
+    start_moves: int = 0
+    """The first moves of ``actions`` that came from a recorded game (:mod:`imago.rl.starts`),
+    not from self-play; 0 for a game from the empty board."""
+    start_key: str = ""
+    """... that record's name."""
 
     def without_value_only(self) -> FinishedGame:
         """This game with only its examples that have a move target."""
@@ -274,9 +291,13 @@ class SelfPlay:
         *,
         seed: int = 0,
         first_index: int = 0,
+        starts: Sequence[StartGame] = (),
     ) -> None:
+        if config.start_fraction > 0 and not starts:
+            raise ValueError("start_fraction needs start games (the run's start_records)")
         self.spec = spec
         self.config = config
+        self.starts = starts
         self.rng = np.random.default_rng(seed)
         self.evaluator = evaluator
         history = max(1, evaluator.history)
@@ -351,9 +372,30 @@ class SelfPlay:
         config = self.config
         slot.can_resign = config.resign > 0 and self.rng.random() >= config.resign_check_fraction
         slot.record = FinishedGame(slot.index, [], 0, 0.0)
+        if self.starts and self.rng.random() < config.start_fraction:
+            self._replay_start(g, slot.record)
         self._slots[g] = slot
         self.search.new_root(self.tree, self.game, g)
         self._begin(g)
+
+    def _replay_start(self, g: int, record: FinishedGame) -> None:
+        """Play the beginning of a random start game into game ``g`` (:mod:`imago.rl.starts`);
+        one that would end the game (a ``max_moves`` below its length) is taken back."""
+        start = self.starts[int(self.rng.integers(len(self.starts)))]
+        beginning = start_actions(start, self.rng)
+        actions = np.zeros(self.config.parallel, dtype=np.int64)
+        only = np.zeros(self.config.parallel, dtype=np.bool_)
+        only[g] = True
+        for action in beginning:
+            actions[g] = action
+            if self.batch.step(actions, only)[g] != 0:
+                raise RuntimeError(f"the start game {start.key} has an illegal move (a bug)")
+        if self.batch.done[g]:
+            self.batch.reset([g])
+            return
+        record.actions.extend(beginning)
+        record.start_moves = len(beginning)
+        record.start_key = start.key
 
     def _begin(self, g: int) -> None:
         """Start the search for game ``g``'s next move."""

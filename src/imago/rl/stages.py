@@ -28,6 +28,7 @@ from imago.rl.examples import GameWriter, merge_leftovers, worker_name, worker_s
 from imago.rl.folder import RunError, RunFolder, iter_round_files
 from imago.rl.precision import selfplay_onnx
 from imago.rl.selfplay import SelfPlay, SelfPlayStats
+from imago.rl.starts import start_games
 
 if TYPE_CHECKING:
     from imago.nn.models import ResNetConfig
@@ -321,7 +322,7 @@ def self_play(
     evaluator = load_evaluator(folder, best, threads, int8)
     name = worker or worker_name()
     seed = worker_seed(config.seed, name)
-    play = SelfPlay(config.spec, evaluator, config.selfplay, seed=seed)
+    play = SelfPlay(config.spec, evaluator, config.selfplay, seed=seed, starts=start_games(config))
     total = SelfPlayStats()
     while True:
         writer = GameWriter(

@@ -26,6 +26,7 @@ import concurrent.futures
 import shutil
 import tempfile
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -36,6 +37,7 @@ from imago.rl.config import LoopConfig
 from imago.rl.examples import GameWriter, worker_name, worker_seed
 from imago.rl.folder import RunError, RunFolder
 from imago.rl.selfplay import FinishedGame, GameSpec, SelfPlay, SelfPlayConfig, SelfPlayStats
+from imago.rl.starts import StartGame, start_games
 
 if TYPE_CHECKING:
     from imago.nn.server import Address, ServerConfig
@@ -62,9 +64,17 @@ class SelfPlayWorker:
     """The worker side (runs wherever the executor puts it): plays games with the network it
     was last sent and returns them finished."""
 
-    def __init__(self, spec: GameSpec, config: SelfPlayConfig, seed: int, threads: int) -> None:
+    def __init__(
+        self,
+        spec: GameSpec,
+        config: SelfPlayConfig,
+        seed: int,
+        threads: int,
+        starts: Sequence[StartGame] = (),
+    ) -> None:
         self.spec = spec
         self.config = config
+        self.starts = starts
         self.seed = seed
         self.threads = threads
         self.folder = Path(tempfile.mkdtemp(prefix="imago-selfplay-"))
@@ -111,7 +121,9 @@ class SelfPlayWorker:
     def _use(self, evaluator: Any, generation: int) -> None:
         evaluator.check(self.spec.game, self.spec.size)
         if self.play is None:
-            self.play = SelfPlay(self.spec, evaluator, self.config, seed=self.seed)
+            self.play = SelfPlay(
+                self.spec, evaluator, self.config, seed=self.seed, starts=self.starts
+            )
         else:
             self._close_evaluator()
             self.play.set_evaluator(evaluator)
@@ -217,6 +229,7 @@ class SelfPlayPool:
         self.step_games = step_games or max(1, config.selfplay.parallel // 2)
         """Games a worker plays per call (its games come back this many at a time)."""
         self.tally = Tally()
+        self._starts = start_games(config)
         if server is not None:
             for node in executor.nodes():
                 self._servers[node] = self._start_server(node)
@@ -231,7 +244,9 @@ class SelfPlayPool:
     def _start(self, name: str, root: str | None = None, restarts: int = 0) -> _Slot:
         config = self.config
         seed = worker_seed(config.seed, name)
-        actor = self.executor.start_actor(SelfPlayWorker, config.spec, config.selfplay, seed, 1)
+        actor = self.executor.start_actor(
+            SelfPlayWorker, config.spec, config.selfplay, seed, 1, self._starts
+        )
         return _Slot(name, root or name, actor, restarts=restarts)
 
     def _model(self, generation: int) -> Any:
