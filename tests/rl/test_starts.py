@@ -252,3 +252,32 @@ def test_rl_set_checks_the_start_records_and_takes_one_path_alone(tmp_path: Path
     assert result.exit_code == 0, result.output
     config = load_config(folder)
     assert config.start_records == (str(good),) and config.selfplay.start_fraction == 0.3
+
+
+def test_self_play_workers_start_in_the_runs_start_records(tmp_path: Path) -> None:
+    """The workers of a pool (here in this process) read the run's start records too."""
+    from imago.cluster import InlineExecutor
+    from imago.rl.folder import read_infos
+    from imago.rl.stages import bootstrap
+    from imago.rl.workers import SelfPlayPool
+
+    records = tmp_path / "starts.sgf"
+    records.write_text(_sgf_of(_random_game(GO5, 2, 10), 5))
+    config = smoke_config(GO5).with_changes(
+        {
+            "start_records": [str(records)],
+            "selfplay.start_fraction": 1.0,
+            "selfplay.parallel": 4,
+            "holdout_fraction": 0.0,
+        }
+    )
+    folder = RunFolder(tmp_path / "run")
+    init(folder, config)
+    bootstrap(folder, config)
+    with InlineExecutor() as executor:
+        pool = SelfPlayPool(executor, folder, config, 1, name="P", step_games=2)
+        pool.play(games=4)
+        pool.close()
+    infos = [info for path in folder.example_files(0, False) for info in read_infos(path)]
+    assert len(infos) >= 4
+    assert all(info["start_key"] == "starts.sgf" and info["start_moves"] >= 1 for info in infos)
