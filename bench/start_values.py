@@ -29,7 +29,7 @@ SINCE_START = ((0, 5), (5, 15), (15, 40), (40, 1000))
 
 def wrong(info: dict[str, Any], move: int, win_rate: float, margin: float) -> bool:
     """Whether the win rate at ``move`` (for the player to move there) backs the loser."""
-    mover = 1 if move % 2 == 0 else 2  # Go from the empty board: Black moves first
+    mover = 1 if move % 2 == 0 else 2  # Black first, and a pass is a move (Go and Othello)
     won = int(info["winner"]) == mover
     return win_rate > 0.5 + margin if not won else win_rate < 0.5 - margin
 
