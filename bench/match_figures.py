@@ -56,7 +56,8 @@ def folder_figures(path: Path) -> dict[str, tuple[int, float | None, int, list[f
             side = 0 if label == record.black else 1
             moves[label] = moves.get(label, 0) + len(record.moves[side::2])
             after_pass[label] = after_pass.get(label, 0) + replies
-            timed = record.seconds[side::2][(record.opening_plies + 1 - side) // 2 :]
+            opening = (record.opening_plies + 1 - side) // 2  # this side's opening moves
+            timed = record.seconds[side::2][opening:]
             seconds.setdefault(label, []).extend(timed)
     return {
         label: (

@@ -5,9 +5,10 @@
 Reads the self-play games of the run's rounds (their example files) and, for each example, the
 search's win rate for the player to move against the game's result (drawn games are left
 out). A win rate is wrong when it is more than ``--margin`` from a half on the side of the
-player who lost. Printed: the share of wrong win rates in the games that began part-way
-through a recorded game (``selfplay.start_fraction``, :mod:`imago.rl.starts`) by moves
-played since the start, and in the games from the empty board at ``--from-move`` and later.
+player who lost. Printed, for the examples at ``--from-move`` and later (so that both kinds of
+game are compared at the same stage): the share of wrong win rates in the games that began
+part-way through a recorded game (``selfplay.start_fraction``, :mod:`imago.rl.starts`) by
+moves played since the start, and in the games from the empty board.
 
 Where the searches of games from start positions are wrong far more often than those of
 self-play's own games at the same stage, the start positions hold what the network has not
@@ -37,8 +38,8 @@ def wrong(info: dict[str, Any], move: int, win_rate: float, margin: float) -> bo
 def tally(
     infos: list[dict[str, Any]], from_move: int, margin: float
 ) -> tuple[dict[tuple[int, int], list[int]], list[int]]:
-    """Wrong and all examples: by moves since the start in games from start positions, and at
-    ``from_move`` and later in the others."""
+    """Wrong and all examples at ``from_move`` and later: by moves since the start in games
+    from start positions, and in the others."""
     started = {span: [0, 0] for span in SINCE_START}
     others = [0, 0]
     for info in infos:
@@ -46,13 +47,15 @@ def tally(
             continue
         start = int(info.get("start_moves", 0))
         for move, win_rate in zip(info["example_moves"], info["values"], strict=True):
+            if int(move) < from_move:
+                continue  # both kinds of game at the same stage: early positions are easier
             bad = wrong(info, int(move), float(win_rate), margin)
             if start:
                 since = int(move) - start
                 span = next(s for s in SINCE_START if s[0] <= since < s[1])
                 started[span][0] += bad
                 started[span][1] += 1
-            elif int(move) >= from_move:
+            else:
                 others[0] += bad
                 others[1] += 1
     return started, others
@@ -84,10 +87,13 @@ def main() -> None:
     ]
     started, others = tally(infos, args.from_move, args.margin)
     games = sum(1 for info in infos if info.get("start_moves"))
-    print(f"rounds {args.rounds}: {len(infos)} games, {games} from start positions")
+    print(
+        f"rounds {args.rounds}: {len(infos)} games, {games} from start positions; "
+        f"examples from move {args.from_move} on"
+    )
     for (first, last), (bad, total) in started.items():
         print(f"  from a start, moves {first}-{last - 1} after it: wrong {share(bad, total)}")
-    print(f"  from the empty board, move {args.from_move} on: wrong {share(*others)}")
+    print(f"  from the empty board: wrong {share(*others)}")
 
 
 if __name__ == "__main__":

@@ -27,15 +27,17 @@ def _info(winner: int, start: int, examples: list[tuple[int, float]]) -> dict[st
 #                       41: 0.3 (White to move, backs Black)              yes
 #                       12: 0.9 (before --from-move: not counted)         -
 #  3     draw    0      45: 0.9                                           left out
+#  4     Black   10     11: 0.9 (before --from-move: not counted)         -
 _GAMES = [
     _info(1, 30, [(30, 0.8), (31, 0.8), (50, 0.55)]),
     _info(2, 0, [(12, 0.9), (40, 0.2), (41, 0.3)]),
     _info(0, 0, [(45, 0.9)]),
+    _info(1, 10, [(11, 0.9)]),
 ]
 
 
 def test_wrong_win_rates_are_counted_by_moves_since_the_start() -> None:
-    started, others = load_script("bench/start_values.py").tally(_GAMES, 40, 0.1)
+    started, others = load_script("bench/start_values.py").tally(_GAMES, 30, 0.1)
     assert started[(0, 5)] == [1, 2]
     assert started[(15, 40)] == [0, 1]  # move 50 is 20 after the start
     assert started[(5, 15)] == [0, 0] and started[(40, 1000)] == [0, 0]

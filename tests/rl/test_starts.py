@@ -281,3 +281,20 @@ def test_self_play_workers_start_in_the_runs_start_records(tmp_path: Path) -> No
     infos = [info for path in folder.example_files(0, False) for info in read_infos(path)]
     assert len(infos) >= 4
     assert all(info["start_key"] == "starts.sgf" and info["start_moves"] >= 1 for info in infos)
+
+
+def test_a_runs_start_games_are_read_once_while_their_files_stay_the_same(
+    tmp_path: Path,
+) -> None:
+    from imago.rl.starts import start_games
+
+    records = tmp_path / "starts.sgf"
+    records.write_text(_sgf_of(_random_game(GO5, 4, 6), 5))
+    config = smoke_config(GO5).with_changes(
+        {"start_records": [str(records)], "selfplay.start_fraction": 0.5}
+    )
+    first = start_games(config)
+    assert start_games(config) is first  # the loop's next round reads nothing again
+    records.write_text(_sgf_of(_random_game(GO5, 5, 9), 5))  # written again: read again
+    assert [len(game.actions) for game in start_games(config)] == [9]
+    assert start_games(smoke_config(GO5)) == ()  # no start fraction: no start games

@@ -204,13 +204,10 @@ def game_arrays(
             "full_searches": record.full_searches,
             "fast_searches": record.fast_searches,
             "values": [round(v, 4) for v in record.values],
-            **(
-                {"start_moves": record.start_moves, "start_key": record.start_key}
-                if record.start_moves
-                else {}
-            ),
         }
     ]
+    if record.start_moves:  # a game from a start position (imago.rl.starts) says which
+        infos[0].update(start_moves=record.start_moves, start_key=record.start_key)
     return arrays, {
         "infos": np.frombuffer(json.dumps(infos).encode(), dtype=np.uint8),
         "target_counts": counts,

@@ -20,6 +20,7 @@ Games with setup stones or another board size give none.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -42,12 +43,33 @@ class StartGame:
     actions: tuple[int, ...]
 
 
-def start_games(config: LoopConfig) -> list[StartGame]:
+def start_games(config: LoopConfig) -> tuple[StartGame, ...]:
     """The games a run's self-play starts part-way through: those of ``start_records``, or
-    none unless ``selfplay.start_fraction`` asks for them."""
+    none unless ``selfplay.start_fraction`` asks for them. Read once a process while the files
+    stay as they were (the loop starts self-play every round; five years of WTHOR take about
+    10 s to check)."""
     if config.selfplay.start_fraction <= 0:
-        return []
-    return load_start_games(config.start_records, config.spec)
+        return ()
+    stamps = tuple(_stamp(Path(path)) for path in config.start_records)
+    return _read_once(config.start_records, config.spec, stamps)
+
+
+def _stamp(path: Path) -> tuple[int, int]:
+    """What changes when a file is written again (``(0, 0)`` for a missing one: reading it
+    says so)."""
+    try:
+        stat = path.stat()
+    except OSError:
+        return (0, 0)
+    return (stat.st_mtime_ns, stat.st_size)
+
+
+@lru_cache(maxsize=4)
+def _read_once(
+    paths: tuple[str, ...], spec: GameSpec, stamps: tuple[tuple[int, int], ...]
+) -> tuple[StartGame, ...]:
+    del stamps  # part of the cache's key only
+    return tuple(load_start_games(paths, spec))
 
 
 def load_start_games(paths: tuple[str, ...], spec: GameSpec) -> list[StartGame]:

@@ -1,0 +1,66 @@
+"""``bench/settled_values.py``: a network's value against the game's result on settled
+endings, read from SGF files."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from imago.core.color import Color
+from repo_scripts import load_script
+
+
+@pytest.mark.parametrize(
+    ("result", "winner"),
+    [("B+R", Color.BLACK), ("W+7", Color.WHITE), ("0", None), ("Void", None), ("", None)],
+)
+def test_the_winner_an_sgf_result_names(result: str, winner: Color | None) -> None:
+    assert load_script("bench/settled_values.py").game_winner(result) is winner
+
+
+@pytest.mark.parametrize(
+    ("black", "white", "winner", "player", "outcome"),
+    [
+        ("az:mix=0.35", "gtp:pachi", Color.BLACK, "az", "won"),
+        ("gtp:pachi", "az:mix=0.35", Color.BLACK, "az", "lost"),
+        ("gtp:pachi", "gnugo", Color.WHITE, "az", ""),  # neither side is the player
+        ("az", "gtp:pachi", Color.WHITE, "", ""),  # no player asked for
+    ],
+)
+def test_a_players_outcome(
+    black: str, white: str, winner: Color, player: str, outcome: str
+) -> None:
+    script = load_script("bench/settled_values.py")
+    assert script.player_outcome(black, white, winner, player) == outcome
+
+
+@dataclass
+class _Values:
+    value: np.ndarray
+
+
+class _Network:
+    """Gives every position the value +0.5 for its player to move."""
+
+    def evaluate(self, positions: list[Any]) -> _Values:
+        return _Values(np.full(len(positions), 0.5))
+
+
+# An empty 9x9 board, both players pass, White wins by komi (W+7). The count settles both
+# positions before the game's end (no stones, nothing unsettled):
+#   move 0, Black to move: +0.5 for Black, who lost    -> wrong
+#   move 1, White to move: +0.5 for White, who won     -> right
+def test_a_value_for_the_loser_is_counted_wrong(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "game.sgf").write_text(
+        "(;GM[1]SZ[9]KM[7]RU[Chinese]RE[W+7]PB[az]PW[pachi];B[];W[])"
+    )
+    load_script("bench/settled_values.py").measure(_Network(), tmp_path, 10, 0.2, "az")
+    out = capsys.readouterr().out
+    assert "2 settled positions of 1 games; value wrong on 1 (50.0 %" in out
+    assert "games az lost (1): 1 of 2" in out
