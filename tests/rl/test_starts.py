@@ -19,7 +19,7 @@ from imago.rl.config import smoke_config
 from imago.rl.folder import RunError, RunFolder
 from imago.rl.selfplay import FinishedGame, GameSpec, SelfPlay, SelfPlayConfig
 from imago.rl.stages import init, load_config
-from imago.rl.starts import StartGame, legal_beginning, load_start_games
+from imago.rl.starts import StartGame, legal_beginning, load_start_games, start_actions
 from imago.train.sgf_source import read_sgf_game
 from imago.train.sources import SourceGame
 
@@ -212,6 +212,60 @@ def test_self_play_from_start_positions_plays_on_and_teaches_only_its_own_moves(
         _replayed_legally(GO5, record)
         lengths.add(record.start_moves)
     assert len(lengths) > 1  # beginnings of many lengths
+
+
+# How many of a 60-move record's moves a start replays, by ``start_turn_weight`` (KataGo's
+# startPosesTurnWeightLambda, weight exp(-w k) for k moves):
+#
+#   k:     1 ............................ 50 ....... 60
+#   w=0    |=============== uniform =================|    last ten: 1/6
+#   w<0                                   |==========|    last ten: (1 - e^(10w)) / (1 - e^(60w))
+#   w>0    |=====|                                        first ten: (1 - e^(-10w)) / (1 - e^(-60w))
+@pytest.mark.parametrize(
+    ("weight", "late"),
+    [
+        (0.0, 10 / 60),
+        (-0.1, (1 - np.exp(-1.0)) / (1 - np.exp(-6.0))),
+        (-0.3, (1 - np.exp(-3.0)) / (1 - np.exp(-18.0))),
+        (0.1, (np.exp(-5.0) - np.exp(-6.0)) / (1 - np.exp(-6.0))),
+    ],
+)
+def test_a_start_goes_into_its_record_as_the_turn_weight_says(weight: float, late: float) -> None:
+    game = StartGame("sixty", tuple(range(60)))
+    rng = np.random.default_rng(7)
+    draws = 4000
+    lengths = np.array([len(start_actions(game, rng, weight)) for _ in range(draws)])
+    assert lengths.min() >= 1 and lengths.max() <= 60
+    share = float(np.mean(lengths > 50))
+    assert abs(share - late) < 4 * np.sqrt(late * (1 - late) / draws) + 0.005
+    beginning = start_actions(game, rng, weight)
+    assert beginning == game.actions[: len(beginning)]
+
+
+def test_an_extreme_turn_weight_starts_at_one_end_of_the_record() -> None:
+    game = StartGame("sixty", tuple(range(60)))
+    rng = np.random.default_rng(1)
+    assert {len(start_actions(game, rng, -10.0)) for _ in range(50)} == {60}
+    assert {len(start_actions(game, rng, 10.0)) for _ in range(50)} == {1}
+    with pytest.raises(ValueError, match="start_turn_weight must be in"):
+        SelfPlayConfig(start_turn_weight=-11.0)
+
+
+def test_self_play_with_a_late_turn_weight_starts_near_its_records_ends() -> None:
+    starts = _starts()
+    config = SelfPlayConfig(
+        parallel=4,
+        simulations=8,
+        considered=4,
+        max_moves=60,
+        start_fraction=1.0,
+        start_turn_weight=-10.0,
+    )
+    play = SelfPlay(GO5, UniformEvaluator(), config, seed=5, starts=starts)
+    games: list[FinishedGame] = []
+    play.play(6, games.append)
+    by_key = {start.key: start.actions for start in starts}
+    assert games and all(record.start_moves == len(by_key[record.start_key]) for record in games)
 
 
 def test_without_a_start_fraction_every_game_starts_from_the_empty_board() -> None:
