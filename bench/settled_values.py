@@ -1,7 +1,7 @@
 """A Go network's value against the result, on the settled last positions of finished games.
 
     python bench/settled_values.py MODEL FOLDER_OR_SGF... [--tail 10] [--margin 0.2]
-        [--player LABEL]
+        [--player LABEL] [--against OTHER_MODEL]
 
 Each argument is an SGF file or a folder of them (a match folder's ``games/`` is searched too):
 ``imago match`` games, or a run's self-play rounds (``RUN/games/GGGGGG``). Of each game, the
@@ -13,7 +13,10 @@ Printed per argument: positions, the share with a wrong value and its 95 % inter
 whether the count of the position names the game's winner (a game resigned before its end
 may still have open borders that the count misjudges), and the games they are in. With
 ``--player``, the games of the player whose SGF name (``PB`` / ``PW``) starts with ``LABEL``
-are split into those it won and those it lost.
+are split into those it won and those it lost. With ``--against``, both networks judge the
+same positions: printed are the positions only one of them gets wrong, and the exact sign
+test's two-sided p-value that neither is wrong more often (McNemar's test), which tells a
+small change apart from noise far better than two separate intervals.
 
 Where a network judges its own games' endings right and another program's wrong, its value
 has not seen the positions that program reaches.
@@ -22,7 +25,9 @@ has not seen the positions that program reaches.
 from __future__ import annotations
 
 import argparse
+import math
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 
 from imago.arena.stats import score_interval
@@ -77,14 +82,11 @@ def settled_tail(
     return found
 
 
-def measure(network: Network, source: Path, tail: int, margin: float, player: str) -> None:
-    """Print the figures of the module docstring for one argument."""
-    totals: Counter[str] = Counter()
-    wrong: Counter[str] = Counter()
-    games_wrong = games = 0
-    split_total: Counter[str] = Counter()
-    split_wrong: Counter[str] = Counter()
-    split_games: Counter[str] = Counter()
+def settled_games(
+    source: Path, tail: int
+) -> Iterator[tuple[str | None, str | None, Color, list[tuple[GoPosition, bool, bool]]]]:
+    """Each finished Go game of ``source`` with a winner: its black and white names, the
+    winner and its :func:`settled_tail` (empty when the count settles none of it)."""
     for path in sgf_files(source):
         for game in read_file(path):
             positions = [state for state, _ in game.mainline_states()]
@@ -93,26 +95,50 @@ def measure(network: Network, source: Path, tail: int, margin: float, player: st
             winner = game_winner(game.get_text("RE") or "")
             if winner is None:
                 continue
-            games += 1
             settled = settled_tail(positions, tail, winner)  # type: ignore[arg-type]
-            if not settled:
-                continue
-            values = network.evaluate([p for p, _, _ in settled]).value
-            assert values is not None, "the network has no value head"
-            side = player_outcome(game.get_text("PB"), game.get_text("PW"), winner, player)
-            any_wrong = False
-            for (_, wins, agrees), value in zip(settled, values, strict=True):
-                label = AGREE if agrees else DISAGREE
-                totals[label] += 1
-                bad = value < -margin if wins else value > margin
-                wrong[label] += bad
-                any_wrong |= bool(bad)
-                if side:
-                    split_total[side] += 1
-                    split_wrong[side] += bad
-            games_wrong += any_wrong
+            yield game.get_text("PB"), game.get_text("PW"), winner, settled
+
+
+def wrong_values(
+    network: Network, settled: list[tuple[GoPosition, bool, bool]], margin: float
+) -> list[bool]:
+    """For each settled position, whether ``network``'s value is more than ``margin`` on the
+    side of the player who lost."""
+    values = network.evaluate([p for p, _, _ in settled]).value
+    assert values is not None, "the network has no value head"
+    return [
+        bool(value < -margin if wins else value > margin)
+        for (_, wins, _), value in zip(settled, values, strict=True)
+    ]
+
+
+def measure(network: Network, source: Path, tail: int, margin: float, player: str) -> list[bool]:
+    """Print the figures of the module docstring for one argument; return, position by
+    position, whether the value is wrong."""
+    totals: Counter[str] = Counter()
+    wrong: Counter[str] = Counter()
+    games_wrong = games = 0
+    flags: list[bool] = []
+    split_total: Counter[str] = Counter()
+    split_wrong: Counter[str] = Counter()
+    split_games: Counter[str] = Counter()
+    for black, white, winner, settled in settled_games(source, tail):
+        games += 1
+        if not settled:
+            continue
+        side = player_outcome(black, white, winner, player)
+        bad_ones = wrong_values(network, settled, margin)
+        flags.extend(bad_ones)
+        for (_, _, agrees), bad in zip(settled, bad_ones, strict=True):
+            label = AGREE if agrees else DISAGREE
+            totals[label] += 1
+            wrong[label] += bad
             if side:
-                split_games[side] += 1
+                split_total[side] += 1
+                split_wrong[side] += bad
+        games_wrong += any(bad_ones)
+        if side:
+            split_games[side] += 1
     n, w = sum(totals.values()), sum(wrong.values())
     share = score_interval(w, 0, n - w)
     print(
@@ -131,6 +157,30 @@ def measure(network: Network, source: Path, tail: int, margin: float, player: st
                 f"{split_total[side]} ({100 * share.score:.1f} % [{100 * share.low:.1f}, "
                 f"{100 * share.high:.1f}])"
             )
+    return flags
+
+
+def sign_test(only_first: int, only_second: int) -> float:
+    """The exact two-sided p-value that two judges who disagree ``only_first +
+    only_second`` times are each wrong alone equally often (McNemar's exact test)."""
+    n = only_first + only_second
+    if n == 0:
+        return 1.0
+    tail = sum(math.comb(n, k) for k in range(min(only_first, only_second) + 1))
+    return min(1.0, math.ldexp(2 * tail, -n))
+
+
+def compare(first: list[bool], second: list[bool], source: Path, names: tuple[str, str]) -> None:
+    """Print, for one argument, the settled positions only one of two networks gets wrong
+    (``first`` and ``second``: :func:`measure`'s flags on the same positions)."""
+    pairs = list(zip(first, second, strict=True))
+    only_first = sum(a and not b for a, b in pairs)
+    only_second = sum(b and not a for a, b in pairs)
+    print(
+        f"{source}: {len(pairs)} settled positions; wrong for both "
+        f"{sum(a and b for a, b in pairs)}, only {names[0]} {only_first}, only {names[1]} "
+        f"{only_second} (sign test p = {sign_test(only_first, only_second):.3f})"
+    )
 
 
 def main() -> None:
@@ -140,10 +190,15 @@ def main() -> None:
     parser.add_argument("--tail", type=int, default=10, help="settled positions a game")
     parser.add_argument("--margin", type=float, default=0.2, help="how wrong a value must be")
     parser.add_argument("--player", default="", help="split games by whether LABEL... won")
+    parser.add_argument("--against", default="", help="another model, on the same positions")
     args = parser.parse_args()
     network = Network.load(args.model, game="go", size=9, device="cpu")
+    other = Network.load(args.against, game="go", size=9, device="cpu") if args.against else None
     for source in args.sources:
-        measure(network, source, args.tail, args.margin, args.player)
+        first = measure(network, source, args.tail, args.margin, args.player)
+        if other is not None:
+            second = measure(other, source, args.tail, args.margin, args.player)
+            compare(first, second, source, (Path(args.model).name, Path(args.against).name))
 
 
 if __name__ == "__main__":

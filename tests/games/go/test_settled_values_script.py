@@ -3,6 +3,7 @@ endings, read from SGF files."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -64,3 +65,46 @@ def test_a_value_for_the_loser_is_counted_wrong(
     out = capsys.readouterr().out
     assert "2 settled positions of 1 games; value wrong on 1 (50.0 %" in out
     assert "games az lost (1): 1 of 2" in out
+
+
+@pytest.mark.parametrize(
+    ("only_first", "only_second", "p"),
+    [
+        (0, 0, 1.0),  # they never disagree
+        (3, 3, 1.0),
+        (0, 5, 2 / 32),  # all five disagreements one way: 2 * (1/2)^5
+        (1, 9, 2 * 11 / 1024),  # 2 * (C(10,0) + C(10,1)) / 2^10
+        (30, 10, 2 * sum(math.comb(40, k) for k in range(11)) / 2**40),
+    ],
+)
+def test_the_sign_test_of_two_networks_disagreements(
+    only_first: int, only_second: int, p: float
+) -> None:
+    script = load_script("bench/settled_values.py")
+    assert script.sign_test(only_first, only_second) == pytest.approx(p)
+    assert script.sign_test(only_second, only_first) == pytest.approx(p)
+
+
+def test_two_networks_are_compared_on_the_same_positions(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    script = load_script("bench/settled_values.py")
+    flags_a = [True, True, False, False, True]
+    flags_b = [True, False, False, True, False]
+    script.compare(flags_a, flags_b, tmp_path, ("a.pt", "b.pt"))
+    out = capsys.readouterr().out
+    assert "5 settled positions; wrong for both 1, only a.pt 2, only b.pt 1" in out
+    assert "p = 1.000" in out
+    with pytest.raises(ValueError):
+        script.compare(flags_a, flags_b[:4], tmp_path, ("a.pt", "b.pt"))
+
+
+def test_measure_returns_a_flag_for_each_settled_position(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "game.sgf").write_text(
+        "(;GM[1]SZ[9]KM[7]RU[Chinese]RE[W+7]PB[az]PW[pachi];B[];W[])"
+    )
+    flags = load_script("bench/settled_values.py").measure(_Network(), tmp_path, 10, 0.2, "")
+    capsys.readouterr()
+    assert flags == [False, True]  # newest first: White to move (right), Black to move (wrong)
