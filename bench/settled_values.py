@@ -14,9 +14,11 @@ whether the count of the position names the game's winner (a game resigned befor
 may still have open borders that the count misjudges), and the games they are in. With
 ``--player``, the games of the player whose SGF name (``PB`` / ``PW``) starts with ``LABEL``
 are split into those it won and those it lost. With ``--against``, both networks judge the
-same positions: printed are the positions only one of them gets wrong, and the exact sign
-test's two-sided p-value that neither is wrong more often (McNemar's test), which tells a
-small change apart from noise far better than two separate intervals.
+same positions: printed are the positions only one of them gets wrong and the games in which
+one gets more wrong than the other, each with the exact sign test's two-sided p-value that
+neither is wrong more often (McNemar's test). A pairing tells a small change apart from noise
+far better than two separate intervals; the positions of one game are not independent, so
+the test by games is the one to trust, the one by positions the more sensitive.
 
 Where a network judges its own games' endings right and another program's wrong, its value
 has not seen the positions that program reaches.
@@ -112,13 +114,15 @@ def wrong_values(
     ]
 
 
-def measure(network: Network, source: Path, tail: int, margin: float, player: str) -> list[bool]:
-    """Print the figures of the module docstring for one argument; return, position by
-    position, whether the value is wrong."""
+def measure(
+    network: Network, source: Path, tail: int, margin: float, player: str
+) -> list[list[bool]]:
+    """Print the figures of the module docstring for one argument; return, game by game and
+    position by position, whether the value is wrong."""
     totals: Counter[str] = Counter()
     wrong: Counter[str] = Counter()
     games_wrong = games = 0
-    flags: list[bool] = []
+    flags: list[list[bool]] = []
     split_total: Counter[str] = Counter()
     split_wrong: Counter[str] = Counter()
     split_games: Counter[str] = Counter()
@@ -128,7 +132,7 @@ def measure(network: Network, source: Path, tail: int, margin: float, player: st
             continue
         side = player_outcome(black, white, winner, player)
         bad_ones = wrong_values(network, settled, margin)
-        flags.extend(bad_ones)
+        flags.append(bad_ones)
         for (_, _, agrees), bad in zip(settled, bad_ones, strict=True):
             label = AGREE if agrees else DISAGREE
             totals[label] += 1
@@ -170,16 +174,24 @@ def sign_test(only_first: int, only_second: int) -> float:
     return min(1.0, math.ldexp(2 * tail, -n))
 
 
-def compare(first: list[bool], second: list[bool], source: Path, names: tuple[str, str]) -> None:
-    """Print, for one argument, the settled positions only one of two networks gets wrong
-    (``first`` and ``second``: :func:`measure`'s flags on the same positions)."""
-    pairs = list(zip(first, second, strict=True))
+def compare(
+    first: list[list[bool]], second: list[list[bool]], source: Path, names: tuple[str, str]
+) -> None:
+    """Print, for one argument, the settled positions only one of two networks gets wrong and
+    the games in which one gets more wrong (``first`` and ``second``: :func:`measure`'s flags
+    on the same games)."""
+    games = list(zip(first, second, strict=True))
+    pairs = [pair for a, b in games for pair in zip(a, b, strict=True)]
     only_first = sum(a and not b for a, b in pairs)
     only_second = sum(b and not a for a, b in pairs)
+    more_first = sum(sum(a) > sum(b) for a, b in games)
+    more_second = sum(sum(b) > sum(a) for a, b in games)
     print(
         f"{source}: {len(pairs)} settled positions; wrong for both "
         f"{sum(a and b for a, b in pairs)}, only {names[0]} {only_first}, only {names[1]} "
-        f"{only_second} (sign test p = {sign_test(only_first, only_second):.3f})"
+        f"{only_second} (sign test p = {sign_test(only_first, only_second):.3f}); of "
+        f"{len(games)} games, more wrong for {names[0]} in {more_first}, for {names[1]} in "
+        f"{more_second} (p = {sign_test(more_first, more_second):.3f})"
     )
 
 

@@ -85,18 +85,22 @@ def test_the_sign_test_of_two_networks_disagreements(
     assert script.sign_test(only_second, only_first) == pytest.approx(p)
 
 
+# Three games, the flags of each network position by position (x: wrong):
+#   game 1   a: x x .   b: x . .    a more wrong
+#   game 2   a: . .     b: . x      b more wrong
+#   game 3   a: x       b: .        a more wrong
 def test_two_networks_are_compared_on_the_same_positions(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     script = load_script("bench/settled_values.py")
-    flags_a = [True, True, False, False, True]
-    flags_b = [True, False, False, True, False]
+    flags_a = [[True, True, False], [False, False], [True]]
+    flags_b = [[True, False, False], [False, True], [False]]
     script.compare(flags_a, flags_b, tmp_path, ("a.pt", "b.pt"))
     out = capsys.readouterr().out
-    assert "5 settled positions; wrong for both 1, only a.pt 2, only b.pt 1" in out
-    assert "p = 1.000" in out
+    assert "6 settled positions; wrong for both 1, only a.pt 2, only b.pt 1" in out
+    assert "of 3 games, more wrong for a.pt in 2, for b.pt in 1 (p = 1.000)" in out
     with pytest.raises(ValueError):
-        script.compare(flags_a, flags_b[:4], tmp_path, ("a.pt", "b.pt"))
+        script.compare(flags_a, flags_b[:2], tmp_path, ("a.pt", "b.pt"))
 
 
 def test_measure_returns_a_flag_for_each_settled_position(
@@ -107,4 +111,4 @@ def test_measure_returns_a_flag_for_each_settled_position(
     )
     flags = load_script("bench/settled_values.py").measure(_Network(), tmp_path, 10, 0.2, "")
     capsys.readouterr()
-    assert flags == [False, True]  # newest first: White to move (right), Black to move (wrong)
+    assert flags == [[False, True]]  # newest first: White to move (right), Black to move (wrong)
