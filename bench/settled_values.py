@@ -84,11 +84,15 @@ def settled_tail(
     return found
 
 
-def settled_games(
-    source: Path, tail: int
-) -> Iterator[tuple[str | None, str | None, Color, list[tuple[GoPosition, bool, bool]]]]:
-    """Each finished Go game of ``source`` with a winner: its black and white names, the
-    winner and its :func:`settled_tail` (empty when the count settles none of it)."""
+Game = tuple[str | None, str | None, Color, list[tuple[GoPosition, bool, bool]]]
+"""A finished game's black and white names, its winner and its :func:`settled_tail`."""
+
+
+def settled_games(source: Path, tail: int) -> Iterator[Game]:
+    """Each finished Go game of ``source`` with a winner (its settled tail empty when the
+    count settles none of it). Counting every position back from each game's end is this
+    script's costly part, minutes for 80 games, so :func:`main` does it once a source, however
+    many networks judge the games."""
     for path in sgf_files(source):
         for game in read_file(path):
             positions = [state for state, _ in game.mainline_states()]
@@ -115,10 +119,11 @@ def wrong_values(
 
 
 def measure(
-    network: Network, source: Path, tail: int, margin: float, player: str
+    network: Network, source: Path, games_of_source: list[Game], margin: float, player: str
 ) -> list[list[bool]]:
-    """Print the figures of the module docstring for one argument; return, game by game and
-    position by position, whether the value is wrong."""
+    """Print the figures of the module docstring for one argument (its :func:`settled_games`,
+    counted once for every network that judges them); return, game by game and position by
+    position, whether the value is wrong."""
     totals: Counter[str] = Counter()
     wrong: Counter[str] = Counter()
     games_wrong = games = 0
@@ -126,7 +131,7 @@ def measure(
     split_total: Counter[str] = Counter()
     split_wrong: Counter[str] = Counter()
     split_games: Counter[str] = Counter()
-    for black, white, winner, settled in settled_games(source, tail):
+    for black, white, winner, settled in games_of_source:
         games += 1
         if not settled:
             continue
@@ -207,9 +212,10 @@ def main() -> None:
     network = Network.load(args.model, game="go", size=9, device="cpu")
     other = Network.load(args.against, game="go", size=9, device="cpu") if args.against else None
     for source in args.sources:
-        first = measure(network, source, args.tail, args.margin, args.player)
+        games = list(settled_games(source, args.tail))
+        first = measure(network, source, games, args.margin, args.player)
         if other is not None:
-            second = measure(other, source, args.tail, args.margin, args.player)
+            second = measure(other, source, games, args.margin, args.player)
             compare(first, second, source, (Path(args.model).name, Path(args.against).name))
 
 

@@ -61,7 +61,9 @@ def test_a_value_for_the_loser_is_counted_wrong(
     (tmp_path / "game.sgf").write_text(
         "(;GM[1]SZ[9]KM[7]RU[Chinese]RE[W+7]PB[az]PW[pachi];B[];W[])"
     )
-    load_script("bench/settled_values.py").measure(_Network(), tmp_path, 10, 0.2, "az")
+    script = load_script("bench/settled_values.py")
+    games = list(script.settled_games(tmp_path, 10))
+    script.measure(_Network(), tmp_path, games, 0.2, "az")
     out = capsys.readouterr().out
     assert "2 settled positions of 1 games; value wrong on 1 (50.0 %" in out
     assert "games az lost (1): 1 of 2" in out
@@ -109,6 +111,7 @@ def test_measure_returns_a_flag_for_each_settled_position(
     (tmp_path / "game.sgf").write_text(
         "(;GM[1]SZ[9]KM[7]RU[Chinese]RE[W+7]PB[az]PW[pachi];B[];W[])"
     )
-    flags = load_script("bench/settled_values.py").measure(_Network(), tmp_path, 10, 0.2, "")
+    script = load_script("bench/settled_values.py")
+    flags = script.measure(_Network(), tmp_path, list(script.settled_games(tmp_path, 10)), 0.2, "")
     capsys.readouterr()
     assert flags == [[False, True]]  # newest first: White to move (right), Black to move (wrong)
