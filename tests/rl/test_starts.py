@@ -251,6 +251,20 @@ def test_an_extreme_turn_weight_starts_at_one_end_of_the_record() -> None:
         SelfPlayConfig(start_turn_weight=-11.0)
 
 
+def test_a_turn_weight_without_start_games_is_refused_and_leaves_the_run(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="start_fraction is 0"):
+        SelfPlayConfig(start_turn_weight=-0.1)
+    assert SelfPlayConfig(start_fraction=0.3, start_turn_weight=-0.1).start_turn_weight == -0.1
+    folder = RunFolder(tmp_path / "run")
+    init(folder, smoke_config(GO5))
+    before = folder.run_path.read_bytes()
+    result = CliRunner().invoke(
+        app, ["rl", "set", str(folder.root), "selfplay.start_turn_weight=-0.1"]
+    )
+    assert result.exit_code != 0 and "start_fraction is 0" in result.output
+    assert folder.run_path.read_bytes() == before
+
+
 def test_self_play_with_a_late_turn_weight_starts_near_its_records_ends() -> None:
     starts = _starts()
     config = SelfPlayConfig(

@@ -102,7 +102,8 @@ class SelfPlayConfig:
     """How far into its record a start goes: ``k`` moves with weight
     ``exp(-start_turn_weight * k)`` (KataGo's ``startPosesTurnWeightLambda``, in [-10, 10]).
     0: any number of moves alike; below 0: later positions more often, where an opponent's
-    endings are (-0.1: about 63 % of starts in a record's last ten moves)."""
+    endings are (-0.1: about 63 % of starts in a record's last ten moves). Needs
+    ``start_fraction`` above 0."""
 
     def __post_init__(self) -> None:
         if self.rule not in ("gumbel", "puct"):
@@ -118,6 +119,11 @@ class SelfPlayConfig:
         if not -10 <= self.start_turn_weight <= 10:
             raise ValueError(
                 f"start_turn_weight must be in [-10, 10] (got {self.start_turn_weight})"
+            )
+        if self.start_turn_weight and not self.start_fraction:
+            raise ValueError(
+                "start_turn_weight weights the start positions, but start_fraction is 0 (no game "
+                "starts in a record): set start_fraction, or start_turn_weight=0 with it"
             )
         if self.value_only_empties < 0:
             raise ValueError("value_only_empties must be >= 0")
