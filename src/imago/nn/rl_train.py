@@ -59,8 +59,9 @@ class StepsConfig:
     w * searched``, after ``score_weight`` (the "z and q" average of Lc0 and other AlphaZero
     reimplementations: a game's result is one number shared by all its positions, the search's
     value differs position by position). 0 is AlphaZero's target. From the shipped 8x8 Othello
-    network, 0.5 trained a weaker next generation than 0 did (BENCHMARKS.md, "What a generation
-    learns"): at a Gumbel root the mean over visits is not the value of the best move."""
+    network, 0.5 trained a weaker next generation than 0 did (BENCHMARKS.md at commit
+    bcd911a, "What a generation learns"): at a Gumbel root the mean over visits is not the
+    value of the best move."""
     ownership_weight: float = 0.0
     """The weight of the ownership loss (KataGo's auxiliary target: who owns each point when
     the game ends, 81 targets a 9x9 position where the result gives one). Above 0 the run's

@@ -13,7 +13,8 @@ GUIDE_BIAS = 1.0
 """The default weight of a guide evaluator's progressive bias (``nnmcts``'s network). 1.0 since
 the big-board network (2026-11-25): with it ``nnmcts`` won 20 of 20 games on 13x13 and 18 of 20
 on 19x19 against GNU Go level 10, where 0.1, the earlier default, had won 6 of 12 and 3 of 8;
-and 1.0 scored 85 % against 0.1 on 9x9 (BENCHMARKS.md, "Big boards, second pass")."""
+and 1.0 scored 85 % against 0.1 on 9x9 (BENCHMARKS.md at commit bcd911a, "Big boards, second
+pass")."""
 
 
 @dataclass(frozen=True, slots=True)
