@@ -38,7 +38,7 @@ pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
-def cluster() -> Iterator[Any]:
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     from ray.cluster_utils import Cluster
 
     # every daemon on 127.0.0.1; workers at the tests' priority (Ray's default, nice 15,
@@ -49,7 +49,15 @@ def cluster() -> Iterator[Any]:
     head = Cluster(initialize_head=True, head_node_args={"num_cpus": 1, "include_dashboard": False})
     try:
         head.add_node(num_cpus=1)
-        ray.init(address=head.address, log_to_driver=False, configure_logging=False)
+        # the job's workers keep their temporary folders in the test's folder: a worker that
+        # a test kills cannot remove its own (``SelfPlayWorker``'s network copy)
+        worker_tmp = tmp_path_factory.mktemp("ray-workers")
+        ray.init(
+            address=head.address,
+            log_to_driver=False,
+            configure_logging=False,
+            runtime_env={"env_vars": {"TMPDIR": str(worker_tmp)}},
+        )
         head.wait_for_nodes()
         yield head
     finally:
