@@ -268,9 +268,11 @@ def test_two_passes_are_scored_with_dead_stones_removed(policy: str) -> None:
 
 # The end of a real game (nnmcts Black against GNU Go level 1, 2026-11-23): White has passed.
 # Black's top group (C7-J9) and White's D9-E9 share the liberties D8 and F9 (Black also has
-# B9); Black D8 would win the race, but the playouts leave the group alive only about 63% of the
-# time, so the search, which ranked pass first, ended the game and GNU Go's count took the group
-# as dead: W+26. A pass that ends the game is now played only when the search is sure.
+# B9). The search of the time ranked pass first (the playouts left the group alive about 63 % of
+# the time), and GNU Go's count took the group as dead: W+26. It is dead even after Black D8:
+# White B9, Black captures two stones at F9, White throws in at E9, and the group has one eye.
+# GNU Go counts W+26 after D8 too. The playouts, which now make nakade sacrifices and answer
+# them at the vital point, see it lost.
 _OPEN_RACE = """
     . . X O O . X X X
     . O X . X X X X O
@@ -293,18 +295,53 @@ _SETTLED = """
     """
 
 
-@pytest.mark.parametrize(
-    ("diagram", "komi", "ends"),
-    [(_OPEN_RACE, 7.0, False), (_SETTLED, 0.5, True)],
-)
-def test_a_game_ending_pass_needs_a_settled_position(diagram: str, komi: float, ends: bool) -> None:
-    rules = GoRules.preset("chinese").with_komi(komi)
-    position = GoPosition.from_diagram(diagram, to_play=Color.WHITE, rules=rules).play(Move.PASS)
+def test_the_search_sees_a_group_without_two_eyes_lost_and_does_not_pass() -> None:
+    rules = GoRules.preset("chinese").with_komi(7.0)
+    position = GoPosition.from_diagram(_OPEN_RACE, to_play=Color.WHITE, rules=rules).play(Move.PASS)
     agent = make_agent("mcts", "go", {}, seed=3)
     result = agent.select_move(position, Limit(playouts=10_000))
-    assert result.candidates[0].move.is_pass  # the search itself likes passing in both
-    assert result.move.is_pass == ends
-    assert ends or position.is_legal(result.move)
+    assert result.winrate is not None and result.winrate < 0.3
+    assert not result.move.is_pass
+
+
+def test_a_settled_position_won_ends_the_game_by_passing() -> None:
+    rules = GoRules.preset("chinese").with_komi(0.5)
+    position = GoPosition.from_diagram(_SETTLED, to_play=Color.WHITE, rules=rules).play(Move.PASS)
+    agent = make_agent("mcts", "go", {}, seed=3)
+    result = agent.select_move(position, Limit(playouts=10_000))
+    assert result.candidates[0].move.is_pass
+    assert result.move.is_pass
+
+
+@pytest.mark.parametrize(
+    ("pass_winrate", "other_winrate", "played"),
+    [
+        (0.60, 0.55, "A5"),  # unsure, and A5 nearly as good: A5 instead of the game-ending pass
+        (0.60, 0.40, "pass"),  # unsure, but A5 is more than the margin (0.15) worse
+        (0.95, 0.94, "pass"),  # sure of the win: pass
+    ],
+)
+def test_a_game_ending_pass_needs_a_sure_search(
+    pass_winrate: float, other_winrate: float, played: str
+) -> None:
+    from imago.agents.base import Candidate, SearchResult
+    from imago.agents.mcts import MCTSAgent
+
+    rules = GoRules.preset("chinese").with_komi(0.5)
+    position = GoPosition.from_diagram(_SETTLED, to_play=Color.WHITE, rules=rules).play(Move.PASS)
+    agent = make_agent("mcts", "go", {}, seed=3)
+    assert isinstance(agent, MCTSAgent)
+    a5 = position.parse_move("A5")  # legal: Black fills its own eye
+    found = SearchResult(
+        move=Move.PASS,
+        winrate=pass_winrate,
+        candidates=(
+            Candidate(Move.PASS, visits=600, winrate=pass_winrate),
+            Candidate(a5, visits=400, winrate=other_winrate),
+        ),
+    )
+    chosen = agent._settled(position, found)  # the guard select_move applies to every search
+    assert chosen.move == (Move.PASS if played == "pass" else a5)
 
 
 # Black's wall (row 5) and White's (row 4) split the board; White's lone stone at G8 is dead in

@@ -10,8 +10,9 @@ colour as ``X``, so one table serves both players; :func:`code3x3` computes a co
 
 **Pattern playout policy** (``POLICY_PATTERN``): the heavy policy's capture and atari escape
 answering the last move (:func:`imago.agents.go._playouts.tactical_move`), else a
-random point among the last move's 8 neighbours that matches a pattern and is no self-atari,
-else a random sensible move that is no self-atari of a group of two or more stones.
+random point among the last move's 8 neighbours that matches a pattern and is no self-atari
+(a nakade sacrifice allowed), else a random sensible move that is no self-atari of a group of
+two or more stones but a nakade sacrifice (:func:`imago.agents.go._playouts.bad_self_atari`).
 
 **Priors** (:func:`node_priors`): when the tree adds a node, each child edge's AMAF
 statistics start with virtual visits and wins (prior knowledge as in MoGo, Fuego and Pachi;
@@ -31,12 +32,13 @@ import numpy as np
 import numpy.typing as npt
 
 from imago.agents.go._playouts import (
+    bad_self_atari,
     escape_keeps,
     neighbours,
     playable,
     safe_random_move,
-    self_atari,
     tactical_move,
+    vital_point_move,
 )
 from imago.core.rng import rand_below
 from imago.games.go import fastpath as gf
@@ -160,7 +162,7 @@ def pattern_move(
     while nc > 0:
         i = rand_below(rng, nc)
         p = cand[i]
-        if playable(s, size, p, color, suicide) and not self_atari(
+        if playable(s, size, p, color, suicide) and not bad_self_atari(
             s, size, p, color, suicide, work
         ):
             return p
@@ -182,6 +184,9 @@ def pattern_policy_move(
 ) -> int:
     """The pattern policy's move for ``color`` (pass, ``size * size``, when nothing is left)."""
     a = tactical_move(s, size, color, suicide, rng, work)
+    if a >= 0:
+        return a
+    a = vital_point_move(s, size, color, suicide, buf)
     if a >= 0:
         return a
     a = pattern_move(s, size, color, suicide, rng, work, table, buf)

@@ -10,8 +10,12 @@ MoGo 2006 and its successors):
    an adjacent opponent group in atari, or by extending on its liberty when that leaves the
    group at least two liberties;
 3. otherwise a uniformly random legal move that neither fills one's own true eye nor puts an
-   own group of two or more stones into atari (single-stone self-ataris stay allowed: throw-ins
-   and nakade need them); pass when no such move is left.
+   own group of two or more stones into atari (:func:`bad_self_atari`); pass when no such move
+   is left. Two kinds of self-atari stay allowed: a single stone (throw-ins need it), and a
+   **nakade sacrifice**: a group of up to six stones inside one opponent group, whose capture
+   leaves that group an eye space of a killable shape (:func:`nakade_shape`). Without the
+   second, a playout never kills a group whose eye space holds a few enemy stones, and counts
+   it alive (or in seki): the misjudgement behind many of ``az``'s lost games against Pachi.
 
 The kernels read the group fields of :mod:`imago.games.go.fastpath` state arrays (head, pseudo-
 liberty count, sum and sum of squares, stone count: the layout documented by the rules'
@@ -134,6 +138,115 @@ def self_atari(
 
 
 @numba.njit(cache=True)
+def nakade_shape(points: np.ndarray, k: int, size: int) -> bool:
+    """Whether the ``k`` distinct points ``points[:k]`` form an eye space that cannot make two
+    eyes once its attacker plays the vital point: the classic nakade shapes. Every shape of
+    one to three points; of four, the square and the pyramid (a point with three neighbours in
+    the shape); of five, the bulky five (the one pentomino holding a 2x2 square) and the
+    crossed five (a point with four neighbours); of six, the rabbity six (both). Straight and
+    bent fours, the other fives and sixes, and anything larger make two eyes."""
+    if k <= 3:
+        return k >= 1
+    if k > 6:
+        return False
+    most = 0
+    square = False
+    for i in range(k):
+        p = points[i]
+        r = p // size
+        c = p - r * size
+        degree = 0
+        right = down = corner = False
+        for j in range(k):
+            q = points[j]
+            qr = q // size
+            qc = q - qr * size
+            if abs(qr - r) + abs(qc - c) == 1:
+                degree += 1
+            right = right or (qr == r and qc == c + 1)
+            down = down or (qr == r + 1 and qc == c)
+            corner = corner or (qr == r + 1 and qc == c + 1)
+        most = max(most, degree)
+        square = square or (right and down and corner)
+    if k == 4:
+        return square or most == 3
+    if k == 5:
+        return square or most == 4
+    return square and most == 4
+
+
+@numba.njit(cache=True)
+def nakade_sacrifice(
+    s: np.ndarray, size: int, p: int, color: int, suicide: bool, work: np.ndarray
+) -> bool:
+    """Whether ``color`` playing the legal ``p`` puts a group of two to six stones into atari
+    inside one opponent group (every neighbour of the group but its last liberty, and every
+    neighbour of that liberty but the group, is a stone of that one group, or off the board),
+    so that its capture leaves that group a :func:`nakade_shape` for an eye space: the
+    sacrifice that kills. Plays the move on ``work``."""
+    nn = size * size
+    other = 3 - color
+    stones = 1  # the group's size after the move, counted before playing it
+    g0 = -1
+    g1 = -1
+    g2 = -1
+    for q in nbrs(p, size):
+        if q < 0 or s[q] != color:
+            continue
+        g = group_head(s, nn, q)
+        if g == g0 or g == g1 or g == g2:  # noqa: SIM109 (plain compares for numba)
+            continue
+        if g0 < 0:
+            g0 = g
+        elif g1 < 0:
+            g1 = g
+        else:
+            g2 = g
+        stones += group_size(s, nn, g)
+    if stones < 2 or stones > 6:
+        return False
+    work[:] = s
+    if gf.play(work, size, p, color, suicide) != gf.OK or work[p] != color:
+        return False
+    lib = atari_liberty(work, nn, p)
+    g = group_head(work, nn, p)
+    k = group_size(work, nn, g)
+    if lib < 0 or k < 2 or k > 6:
+        return False
+    points = np.empty(6, dtype=np.int64)
+    enclosing = -1
+    x = g
+    for i in range(k):
+        points[i] = x
+        for y in nbrs(x, size):
+            if y < 0 or y == lib or work[y] == color:
+                continue
+            if work[y] != other:
+                return False  # an empty point beside the group: not its last liberty
+            head = group_head(work, nn, y)
+            if enclosing >= 0 and head != enclosing:
+                return False
+            enclosing = head
+        x = next_stone(work, nn, x)
+    for y in nbrs(lib, size):
+        if y < 0 or work[y] == color:
+            continue
+        if work[y] != other or group_head(work, nn, y) != enclosing:
+            return False
+    return nakade_shape(points, k, size)
+
+
+@numba.njit(cache=True)
+def bad_self_atari(
+    s: np.ndarray, size: int, p: int, color: int, suicide: bool, work: np.ndarray
+) -> bool:
+    """A :func:`self_atari` that is no :func:`nakade_sacrifice`: what the playouts never play."""
+    return self_atari(s, size, p, color, suicide, work) and not nakade_sacrifice(
+        s, size, p, color, suicide, work
+    )
+
+
+@numba.njit(cache=True)
 def escape_keeps(
     s: np.ndarray, size: int, p: int, color: int, suicide: bool, work: np.ndarray
 ) -> bool:
@@ -211,6 +324,80 @@ def tactical_move(
 
 
 @numba.njit(cache=True)
+def vital_point_move(s: np.ndarray, size: int, color: int, suicide: bool, buf: np.ndarray) -> int:
+    """The vital point of an eye space next to the opponent's last move: an empty region of
+    three to six points, every neighbour of it a stone of the last move's group (or off the
+    board), with a :func:`nakade_shape`: the point with the most neighbours in the region, where
+    ``color``'s stone leaves that eye space one eye. It answers the capture of a nakade
+    sacrifice, and it is where the defender makes two eyes when the other side has not; -1
+    when there is none. ``buf`` is scratch of ``size * size``."""
+    nn = size * size
+    last = s[gf.header(size) + gf.F_LAST]
+    if last < 0 or last >= nn or s[last] != 3 - color:
+        return -1
+    head = group_head(s, nn, last)
+    if group_size(s, nn, head) < 5:
+        return -1  # too small to enclose three points (in the corner it takes five stones)
+    for start in nbrs(last, size):
+        if start < 0 or s[start] != 0:
+            continue
+        k = _enclosed_region(s, size, start, head, buf)
+        if k < 3 or not nakade_shape(buf, k, size):
+            continue
+        vital = _most_connected(buf, k, size)
+        if playable(s, size, vital, color, suicide):
+            return vital
+    return -1
+
+
+@numba.njit(cache=True)
+def _enclosed_region(s: np.ndarray, size: int, start: int, head: int, buf: np.ndarray) -> int:
+    """The empty region around ``start`` into ``buf`` when it has at most six points and every
+    stone beside it belongs to the group of ``head``: its size; else 0."""
+    nn = size * size
+    buf[0] = start
+    k = 1
+    i = 0
+    while i < k:
+        x = buf[i]
+        i += 1
+        for y in nbrs(x, size):
+            if y < 0:
+                continue
+            if s[y] != 0:
+                if group_head(s, nn, y) != head:
+                    return 0
+                continue
+            seen = False
+            for j in range(k):
+                seen = seen or buf[j] == y
+            if not seen:
+                if k == 6:
+                    return 0
+                buf[k] = y
+                k += 1
+    return k
+
+
+@numba.njit(cache=True)
+def _most_connected(points: np.ndarray, k: int, size: int) -> int:
+    """The first of ``points[:k]`` with the most neighbours among them."""
+    best = points[0]
+    most = -1
+    for i in range(k):
+        p = points[i]
+        degree = 0
+        for j in range(k):
+            q = points[j]
+            if abs(q // size - p // size) + abs(q % size - p % size) == 1:
+                degree += 1
+        if degree > most:
+            most = degree
+            best = p
+    return best
+
+
+@numba.njit(cache=True)
 def heavy_move(
     s: np.ndarray,
     size: int,
@@ -222,6 +409,9 @@ def heavy_move(
 ) -> int:
     """The heavy policy's move for ``color`` (pass, ``size * size``, when nothing is left)."""
     a = tactical_move(s, size, color, suicide, rng, work)
+    if a >= 0:
+        return a
+    a = vital_point_move(s, size, color, suicide, buf)
     if a >= 0:
         return a
     return safe_random_move(s, size, color, suicide, rng, buf, work)
@@ -237,8 +427,8 @@ def safe_random_move(
     buf: np.ndarray,
     work: np.ndarray,
 ) -> int:
-    """A random sensible move for ``color`` that is no self-atari of a group of two or more
-    stones (pass, ``size * size``, when there is none); ``buf`` is scratch of ``size * size``."""
+    """A random sensible move for ``color`` that is no :func:`bad_self_atari` (pass,
+    ``size * size``, when there is none); ``buf`` is scratch of ``size * size``."""
     nn = size * size
     n = s[gf.header(size) + gf.F_NEMPTY]
     for i in range(n):
@@ -246,7 +436,7 @@ def safe_random_move(
     while n > 0:
         i = rand_below(rng, n)
         p = buf[i]
-        if playable(s, size, p, color, suicide) and not self_atari(
+        if playable(s, size, p, color, suicide) and not bad_self_atari(
             s, size, p, color, suicide, work
         ):
             return p
