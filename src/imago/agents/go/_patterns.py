@@ -8,11 +8,12 @@ marks the codes that match one of :data:`PATTERNS` (hane, cuts, edge blocks in t
 MoGo's playout patterns, Gelly et al. 2006) under any of the 8 symmetries and with either
 colour as ``X``, so one table serves both players; :func:`code3x3` computes a code in numba.
 
-**Pattern playout policy** (``POLICY_PATTERN``): the heavy policy's capture and atari escape
-answering the last move (:func:`imago.agents.go._playouts.tactical_move`), else a
-random point among the last move's 8 neighbours that matches a pattern and is no self-atari
-(a nakade sacrifice allowed), else a random sensible move that is no self-atari of a group of
-two or more stones but a nakade sacrifice (:func:`imago.agents.go._playouts.bad_self_atari`).
+**Pattern playout policy** (``POLICY_PATTERN``), in :mod:`imago.agents.go._playouts`' terms:
+the heavy policy's capture and atari escape answering the last move (``tactical_move``), else
+the vital point of a killable eye space beside the last move (``vital_point_move``), else a
+random point among the last move's 8 neighbours that matches a pattern and is no bad
+self-atari, else a random sensible move that is no bad self-atari (``bad_self_atari``: a
+self-atari of two or more stones that is no nakade sacrifice).
 
 **Priors** (:func:`node_priors`): when the tree adds a node, each child edge's AMAF
 statistics start with virtual visits and wins (prior knowledge as in MoGo, Fuego and Pachi;

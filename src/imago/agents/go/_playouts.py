@@ -9,7 +9,10 @@ MoGo 2006 and its successors):
 2. **atari escape**: an own group next to the last move that is in atari is saved by capturing
    an adjacent opponent group in atari, or by extending on its liberty when that leaves the
    group at least two liberties;
-3. otherwise a uniformly random legal move that neither fills one's own true eye nor puts an
+3. **vital point**: when the last move borders an eye space of its group that has a killable
+   shape, the point that leaves it one eye (:func:`vital_point_move`): the answer to the
+   capture of a nakade sacrifice, or the defender's two eyes;
+4. otherwise a uniformly random legal move that neither fills one's own true eye nor puts an
    own group of two or more stones into atari (:func:`bad_self_atari`); pass when no such move
    is left. Two kinds of self-atari stay allowed: a single stone (throw-ins need it), and a
    **nakade sacrifice**: a group of up to six stones inside one opponent group, whose capture

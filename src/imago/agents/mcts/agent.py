@@ -450,8 +450,9 @@ class MCTSOptions(TimeOptions):
     dirichlet_alpha: float = 0.0
     playout_policy: str = "pattern"
     """Go playouts: ``random`` (uniform sensible moves), ``heavy`` (capture / atari escape
-    answering the last move, no self-atari of groups of two or more stones) or ``pattern``
-    (heavy plus 3x3 shape patterns around the last move)."""
+    answering the last move, the vital point of a killable eye space beside it, no self-atari
+    of groups of two or more stones but a nakade sacrifice) or ``pattern`` (heavy plus 3x3
+    shape patterns around the last move)."""
     priors: float = 1.0
     """Go: weight of the prior knowledge given to new tree nodes (0: none)."""
     threads: int = 1

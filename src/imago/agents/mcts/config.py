@@ -70,8 +70,9 @@ class MCTSConfig:
     max_playout_moves: int = 1000
     playout_policy: str = "pattern"
     """Go playouts: ``"random"`` (uniform sensible moves), ``"heavy"`` (captures and atari
-    escapes answering the last move, no self-atari of groups of two or more stones) or
-    ``"pattern"`` (heavy plus 3x3 shape patterns around the last move)."""
+    escapes answering the last move, the vital point of a killable eye space beside it, no
+    self-atari of groups of two or more stones but a nakade sacrifice) or ``"pattern"`` (heavy
+    plus 3x3 shape patterns around the last move)."""
     prior_weight: float = 1.0
     """Go playout search: scale of the prior virtual visits and wins given to new children."""
     guide_visits: int = 0
