@@ -189,25 +189,9 @@ def nakade_sacrifice(
     sacrifice that kills. Plays the move on ``work``."""
     nn = size * size
     other = 3 - color
-    stones = 1  # the group's size after the move, counted before playing it
-    g0 = -1
-    g1 = -1
-    g2 = -1
     for q in nbrs(p, size):
-        if q < 0 or s[q] != color:
-            continue
-        g = group_head(s, nn, q)
-        if g == g0 or g == g1 or g == g2:  # noqa: SIM109 (plain compares for numba)
-            continue
-        if g0 < 0:
-            g0 = g
-        elif g1 < 0:
-            g1 = g
-        else:
-            g2 = g
-        stones += group_size(s, nn, g)
-    if stones < 2 or stones > 6:
-        return False
+        if q >= 0 and s[q] == color and group_size(s, nn, group_head(s, nn, q)) >= 6:
+            return False  # seven stones or more once joined: settled without playing the move
     work[:] = s
     if gf.play(work, size, p, color, suicide) != gf.OK or work[p] != color:
         return False
