@@ -77,7 +77,9 @@ class SelfPlayWorker:
         self.starts = starts
         self.seed = seed
         self.threads = threads
-        self.folder = Path(tempfile.mkdtemp(prefix="imago-selfplay-"))
+        self.folder: Path | None = None
+        """Where this worker keeps its copies of the networks, made with the first one (a
+        worker that plays from an inference server, or is never sent a network, makes none)."""
         self.play: SelfPlay | None = None
         self.generation: int | None = None
         self.cpu_seconds = 0.0
@@ -88,6 +90,8 @@ class SelfPlayWorker:
         way go on with it)."""
         from imago.nn.evaluator import NetworkEvaluator
 
+        if self.folder is None:
+            self.folder = Path(tempfile.mkdtemp(prefix="imago-selfplay-"))
         path = self.folder / f"{generation:06d}.pt"
         for suffix, data in sorted(files.items()):  # .onnx after .pt: no older than it
             path.with_suffix(suffix).write_bytes(data)
@@ -148,7 +152,8 @@ class SelfPlayWorker:
 
     def close(self) -> None:
         self._close_evaluator()
-        shutil.rmtree(self.folder, ignore_errors=True)
+        if self.folder is not None:
+            shutil.rmtree(self.folder, ignore_errors=True)
 
 
 @dataclass(slots=True)
