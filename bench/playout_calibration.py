@@ -50,9 +50,12 @@ def decided_games(sources: list[Path], games: int, seed: int) -> list[tuple[list
         if len(found) == games:
             break
         try:
-            game = read_file(path)[0]
+            collection = read_file(path)
         except ValueError:
             continue  # a broken record: left out
+        if not collection:
+            continue  # no game in the file
+        game = collection[0]
         result = (game.get_text("RE") or "").strip().upper()
         winner = game_winner(result)
         if (
@@ -121,7 +124,16 @@ def main() -> None:
     parser.add_argument("--policy", default="pattern", choices=sorted(PLAYOUT_POLICIES))
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args()
+    missing = [str(source) for source in args.sources if not source.exists()]
+    if missing:
+        parser.error(f"no such file or folder: {', '.join(missing)}")
     games = decided_games(args.sources, args.games, args.seed)
+    if not games:
+        parser.error(
+            "no game to judge in "
+            + ", ".join(str(source) for source in args.sources)
+            + ": none is an SGF record won by resignation or count without handicap"
+        )
     print(f"{len(games)} games")
     policy = PLAYOUT_POLICIES[args.policy]
     report(judge(games, args.playouts, args.every, args.from_ply, policy, args.seed))
