@@ -41,6 +41,8 @@ SHAPES = [
     ("rabbity six", "# # . .\n# # # .\n. # . .\n. . . .", True),
     ("rectangular six", "# # # .\n# # # .\n. . . .\n. . . .", False),
     ("seven", "# # # #\n# # # .\n. . . .\n. . . .", False),
+    # four points on both edges: a square only if rows wrapped around (3+1 = 4, 7+1 = 8)
+    ("not a square across the edges", ". . . #\n# . . #\n# . . .\n. . . .", False),
 ]
 
 

@@ -156,20 +156,13 @@ def nakade_shape(points: np.ndarray, k: int, size: int) -> bool:
     square = False
     for i in range(k):
         p = points[i]
-        r = p // size
-        c = p - r * size
-        degree = 0
+        most = max(most, _degree(points, k, p, size))
         right = down = corner = False
         for j in range(k):
             q = points[j]
-            qr = q // size
-            qc = q - qr * size
-            if abs(qr - r) + abs(qc - c) == 1:
-                degree += 1
-            right = right or (qr == r and qc == c + 1)
-            down = down or (qr == r + 1 and qc == c)
-            corner = corner or (qr == r + 1 and qc == c + 1)
-        most = max(most, degree)
+            right = right or (q == p + 1 and q % size != 0)
+            down = down or q == p + size
+            corner = corner or (q == p + size + 1 and q % size != 0)
         square = square or (right and down and corner)
     if k == 4:
         return square or most == 3
@@ -373,15 +366,25 @@ def _most_connected(points: np.ndarray, k: int, size: int) -> int:
     most = -1
     for i in range(k):
         p = points[i]
-        degree = 0
-        for j in range(k):
-            q = points[j]
-            if abs(q // size - p // size) + abs(q % size - p % size) == 1:
-                degree += 1
+        degree = _degree(points, k, p, size)
         if degree > most:
             most = degree
             best = p
     return best
+
+
+@numba.njit(cache=True, inline="always")
+def _degree(points: np.ndarray, k: int, p: int, size: int) -> int:
+    """How many of ``points[:k]`` are beside the point ``p``."""
+    r = p // size
+    c = p - r * size
+    degree = 0
+    for j in range(k):
+        q = points[j]
+        qr = q // size
+        if abs(qr - r) + abs(q - qr * size - c) == 1:
+            degree += 1
+    return degree
 
 
 @numba.njit(cache=True)
