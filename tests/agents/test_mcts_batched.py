@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable
+
 import numpy as np
 import pytest
 
@@ -259,3 +262,76 @@ def test_playouts_show_the_search_a_capture_its_network_cannot_see() -> None:
         chosen[mix] = (tree.actions(tree.root)[int(np.argmax(visits))], visits.max() / 400)
     assert chosen[0.5][0] == 13 and chosen[0.5][1] > 0.2  # the capture, well ahead
     assert chosen[None][1] < 0.1  # an even network spreads the visits over every move
+
+
+class _ThreadRecorder:
+    """A fake network that notes the thread of each call (and the playouts', through
+    :meth:`watch`), waiting a little in each so that the two calls overlap if they can."""
+
+    history = 1
+    needs_states = False
+    score_weight = 0.0
+
+    def __init__(self) -> None:
+        self.network_threads: set[int] = set()
+        self.playout_threads: set[int] = set()
+        self.overlapped = False
+        self._playing = threading.Event()
+
+    def evaluate(self, leaves: LeafBatch, count: int) -> Evaluation:
+        self.network_threads.add(threading.get_ident())
+        self.overlapped |= self._playing.wait(timeout=1.0)
+        return _Constant(0.5).evaluate(leaves, count)
+
+    def watch(self, play_out: Callable[[int, np.ndarray], None]) -> Callable[..., None]:
+        def watched(count: int, out: np.ndarray) -> None:
+            self.playout_threads.add(threading.get_ident())
+            self._playing.set()
+            play_out(count, out)
+
+        return watched
+
+
+def test_a_playout_thread_plays_the_batch_while_the_network_evaluates_it() -> None:
+    leaves = LeafBatch("go", 5, 1, 3, 8, state_shape=(4,), with_states=True)
+    leaves.legal[:] = True
+    network = _ThreadRecorder()
+    leaves.play_out = network.watch(lambda count, out: out.__setitem__(slice(0, count), 1.0))
+    evaluation = MixedEvaluator(network, 0.5, playout_thread=True).evaluate(leaves, 3)
+    assert evaluation.values == pytest.approx([0.75] * 3)
+    assert network.overlapped  # the playouts ran while the network's call was under way
+    assert network.playout_threads.isdisjoint(network.network_threads)
+    assert network.network_threads == {threading.get_ident()}
+
+
+def test_a_playout_error_reaches_the_search() -> None:
+    leaves = LeafBatch("go", 5, 1, 2, 8, state_shape=(4,), with_states=True)
+    leaves.legal[:] = True
+
+    def broken(count: int, out: np.ndarray) -> None:
+        raise RuntimeError("playout failed")
+
+    leaves.play_out = broken
+    with pytest.raises(RuntimeError, match="playout failed"):
+        MixedEvaluator(_Constant(0.5), 0.5, playout_thread=True).evaluate(leaves, 2)
+
+
+@pytest.mark.parametrize("game", ["go", "othello"])
+def test_a_search_with_a_playout_thread_is_the_same_search(game: str) -> None:
+    # the same seed, the same simulations: the playouts draw the same numbers in the same order
+    # on their thread, so the trees match visit for visit
+    visits = []
+    for thread in (False, True):
+        batch: GoBatch | OthelloBatch = (
+            GoBatch.from_positions([GoPosition.empty(7)]) if game == "go" else OthelloBatch(1, 8)
+        )
+        config = MCTSConfig(c=1.0)
+        sgame = search_game(batch, config, seed=5, ended="area")
+        evaluator = MixedEvaluator(_Constant(0.5), 0.5, playout_thread=thread)
+        search = MCTS(config, PUCT(), evaluator, np.random.default_rng(5), per_root=8)
+        tree = search.new_tree(sgame)
+        search.begin(tree, sgame, 300)
+        search.run(sgame, tree, 300)
+        visits.append(tree.ef[tree.edges(tree.root), kt.E_N].copy())
+    assert visits[0].sum() >= 299
+    np.testing.assert_array_equal(visits[0], visits[1])

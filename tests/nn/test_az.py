@@ -72,6 +72,22 @@ def test_search_threads_share_the_simulations_and_stay_deterministic(mix: str) -
         make_agent("az", "go", {"threads": "0"})
 
 
+@pytest.mark.parametrize(("game", "size"), [("go", 9), ("othello", 8)])
+def test_a_playout_thread_plays_the_same_search(game: str, size: int) -> None:
+    state = make(game, size=size)
+    results = [
+        make_agent(
+            "az", game, {"mix": "0.5", "playout_thread": thread, "reuse": "false"}, seed=4
+        ).select_move(state, Limit(playouts=64))
+        for thread in ("false", "true")
+    ]
+    assert [(c.move, c.visits, c.winrate) for c in results[0].candidates] == [
+        (c.move, c.visits, c.winrate) for c in results[1].candidates
+    ]
+    with pytest.raises(AgentError, match="give mix > 0"):
+        make_agent("az", game, {"playout_thread": "true"})
+
+
 def test_gumbel_rule_and_sampling(tmp_path: Path) -> None:
     model = _model(tmp_path, "othello", 6)
     state = make("othello", size=6)

@@ -86,6 +86,11 @@ class AZOptions(TimeOptions):
     mix: float = 0.0
     """The share of a playout's result in each leaf's value, the rest the network's (AlphaGo's
     mixing, :class:`imago.agents.mcts.MixedEvaluator`; 0: the network's values alone)."""
+    playout_thread: bool = False
+    """With ``mix``: each batch's playouts run on a second thread while the network evaluates
+    the batch, so one tree is searched on two cores (on 9x9 Go the network and the playouts
+    take about equal time: BENCHMARKS.md, "`az` with playouts mixed in"). The values are the
+    same as without it; only the simulations a second change."""
     counted_pass: bool = True
     """Go: pass only when the position counted as a referee would (dead stones off) is not a
     loss (:attr:`imago.agents.mcts.config.MCTSConfig.counted_pass`)."""
@@ -107,6 +112,8 @@ class AZAgent(SearchAgent):
             raise ValueError("resign must be in [0, 1)")
         if not 0 <= options.mix <= 1:
             raise ValueError("mix must be in [0, 1]")
+        if options.playout_thread and options.mix == 0:
+            raise ValueError("playout_thread runs the playouts of mix: give mix > 0 with it")
         self.options = options
         self.board_evaluator = evaluator
         config = MCTSConfig(
@@ -144,7 +151,13 @@ class AZAgent(SearchAgent):
         return MCTS(
             self.config,
             RULES[self.options.rule],
-            MixedEvaluator(self.board_evaluator, mix) if mix > 0 else self.board_evaluator,
+            (
+                MixedEvaluator(
+                    self.board_evaluator, mix, playout_thread=self.options.playout_thread
+                )
+                if mix > 0
+                else self.board_evaluator
+            ),
             self.rng,
             per_root=self.options.batch,
         )

@@ -15,6 +15,7 @@ simulations inside numba (the same algorithm without a batch round trip per play
 from __future__ import annotations
 
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
@@ -134,15 +135,25 @@ class MixedEvaluator:
     worth ``1 - mix`` of the network's value and ``mix`` of the result of one playout from it
     (the search game's playout policy: in Go, captures, ataris and 3x3 patterns). A playout
     sees captures and dead groups that a small network misjudges; the network sees what a
-    playout cannot read. The network's priors are kept."""
+    playout cannot read. The network's priors are kept.
+
+    With ``playout_thread``, each batch's playouts run on a second thread while the network
+    evaluates the same batch on the calling one: one tree searched on two cores. The two
+    read different buffers of the batch (the playouts its game states, the network its
+    boards) and both run without the GIL (numba ``nogil`` kernels, ONNX Runtime or torch);
+    the values are the same as without the thread, since the playouts draw from the same
+    generator in the same order."""
 
     needs_states = True
 
-    def __init__(self, network: Evaluator, mix: float) -> None:
+    def __init__(self, network: Evaluator, mix: float, *, playout_thread: bool = False) -> None:
         if not 0.0 < mix <= 1.0:
             raise ValueError(f"the playouts' share of a value must be in (0, 1], not {mix}")
         self.network = network
         self.mix = mix
+        self._playouts = (
+            ThreadPoolExecutor(1, thread_name_prefix="imago-playouts") if playout_thread else None
+        )
 
     @property
     def history(self) -> int:
@@ -157,9 +168,16 @@ class MixedEvaluator:
     def evaluate(self, leaves: LeafBatch, count: int) -> Evaluation:
         if leaves.play_out is None or not leaves.with_states:
             raise ValueError("playouts need the leaves' game states")
-        evaluation = self.network.evaluate(leaves, count)
         played = np.zeros(count, dtype=np.float64)
-        leaves.play_out(count, played)
+        if self._playouts is None:
+            evaluation = self.network.evaluate(leaves, count)
+            leaves.play_out(count, played)
+        else:
+            playing = self._playouts.submit(leaves.play_out, count, played)
+            try:
+                evaluation = self.network.evaluate(leaves, count)
+            finally:
+                playing.result()  # the batch is the search's again only once both are done
         values = (1.0 - self.mix) * np.asarray(evaluation.values, dtype=np.float64)
         return Evaluation(values + self.mix * played, evaluation.priors)
 
