@@ -193,3 +193,17 @@ def test_az_in_a_match(tmp_path: Path) -> None:
     # resign=0: an untrained network can be sure it has lost; the games are played out
     assert len(records) == 2 and all(r.reason == "score" for r in records)
     assert np.isfinite([len(r.moves) for r in records]).all()
+
+
+def test_the_threads_benchmark_measures_every_way_to_use_two_cores() -> None:
+    from imago.bench import BenchConfig
+    from imago.bench.search import AZ_THREADS, az_threads
+
+    figures = {f.name: f for f in az_threads(BenchConfig(quick=True, repeats=1))}
+    for name in AZ_THREADS:
+        assert figures[f"search.az_{name}_sims_s"].value > 0
+    gain = figures["search.az_playout_thread_gain"].value
+    assert gain == pytest.approx(
+        figures["search.az_playout_thread_sims_s"].value
+        / figures["search.az_one_thread_sims_s"].value
+    )

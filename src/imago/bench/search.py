@@ -402,3 +402,55 @@ def go_playout_policy(config: BenchConfig) -> list[Figure]:
             "search.go_pattern_cost", rates["random"] / rates["pattern"], "x", "random / pattern"
         ),
     ]
+
+
+AZ_THREADS = {
+    "one_thread": "az:mix=0.35,reuse=false",
+    "playout_thread": "az:mix=0.35,playout_thread=true,reuse=false",
+    "two_trees": "az:mix=0.35,threads=2,reuse=false",
+    "nn_threads2": "az:mix=0.35,nn_threads=2,reuse=false",
+}
+"""The ways ``az`` with playouts mixed in (as it plays Pachi) can use the CPU: one thread; the
+playouts of each batch on a second thread (one tree); two trees (root parallelisation); the
+network's calls on two threads."""
+
+
+@benchmark(
+    "search.az_threads",
+    "9x9 Go az:mix=0.35 simulations in a second of search: one thread, a playout thread, "
+    "two trees, two network threads",
+)
+def az_threads(config: BenchConfig) -> list[Figure]:
+    from imago.agents import Limit, make_agent
+    from imago.agents.registry import agent_from_spec
+    from imago.games import make
+
+    state = make("go", size=9)
+    guide = make_agent("policy", "go", {}, seed=1)
+    positions = []
+    for ply in range(1, 61):  # the shipped network's own game: plies 20, 40 and 60
+        state = state.play(guide.select_move(state, Limit()).move)
+        if ply % 20 == 0:
+            positions.append(state)
+    seconds = 0.25 if config.quick else 1.0
+    rates = {}
+    for name, spec in AZ_THREADS.items():
+        agent = agent_from_spec(spec, "go", size=9, seed=1)
+        agent.select_move(positions[0], Limit(time=seconds))  # load the network and kernels
+        results = [agent.select_move(position, Limit(time=seconds)) for position in positions]
+        found = [result.nodes / result.seconds for result in results]
+        progress(f"search.az_threads: {name} {', '.join(f'{r:,.0f}' for r in found)} sims/s")
+        rates[name] = statistics.median(found)
+    note = f"median of plies 20, 40, 60 of the policy network's game, {seconds} s each"
+    figures = [
+        Figure(f"search.az_{name}_sims_s", rate, "sims/s", note) for name, rate in rates.items()
+    ]
+    figures.append(
+        Figure(
+            "search.az_playout_thread_gain",
+            rates["playout_thread"] / rates["one_thread"],
+            "x",
+            "playout_thread / one thread (one tree)",
+        )
+    )
+    return figures

@@ -82,7 +82,8 @@ class AZOptions(TimeOptions):
     own tree, its network calls and playouts run without the GIL, the root statistics are
     summed). With ``mix`` on 9x9 Go two threads run 1.5x the simulations of
     ``nn_threads=2`` (3,698 against 2,401 a move at 0.25 s), yet the two half-deep trees play
-    no better than the one (43.5 % over 100 games; BENCHMARKS.md)."""
+    no better than the one (43.5 % over 100 games; BENCHMARKS.md); one tree with
+    ``playout_thread`` beats them (60.0 % over 100 games)."""
     mix: float = 0.0
     """The share of a playout's result in each leaf's value, the rest the network's (AlphaGo's
     mixing, :class:`imago.agents.mcts.MixedEvaluator`; 0: the network's values alone)."""
