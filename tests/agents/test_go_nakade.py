@@ -141,7 +141,7 @@ def test_a_self_atari_is_a_sacrifice_only_inside_one_group_leaving_a_killable_sh
     p = _action(position, move)
     assert hk.nakade_sacrifice(s, position.size, p, BLACK, False, work) is sacrifice
     if sacrifice:
-        assert hk.self_atari(s, position.size, p, BLACK, False, work)
+        assert gf.self_atari(s, position.size, p, BLACK, False, work)
         assert not hk.bad_self_atari(s, position.size, p, BLACK, False, work)
     assert (s == before).all()  # the state is untouched
 

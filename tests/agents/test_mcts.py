@@ -480,30 +480,6 @@ def test_heavy_policy_answers_ataris(diagram: str, white_move: str, expected: st
     assert move == GoPosition.from_diagram(diagram).parse_move(expected).to_action(size)
 
 
-def test_heavy_policy_avoids_self_atari_of_groups() -> None:
-    from imago.agents.go import _playouts as hk
-    from imago.games.go import fastpath as gf
-
-    position = GoPosition.from_diagram(
-        """
-        . O . . .
-        X O . . .
-        . O . . .
-        O . . . .
-        . . . . .
-        """
-    )
-    s = gf.to_arrays(position)
-    work = np.empty_like(s)
-    a3 = position.parse_move("A3").to_action(5)  # A3-A4: one liberty (A5)
-    a5 = position.parse_move("A5").to_action(5)  # A5-A4: one liberty (A3)
-    e5 = position.parse_move("E5").to_action(5)  # a lone stone
-    assert hk.self_atari(s, 5, a3, 1, False, work)
-    assert hk.self_atari(s, 5, a5, 1, False, work)
-    assert not hk.self_atari(s, 5, e5, 1, False, work)
-    assert (s == gf.to_arrays(position)).all()  # the state is untouched
-
-
 @pytest.mark.parametrize("policy", [0, 1])
 def test_go_playouts_play_legal_moves_only(policy: int) -> None:
     from imago.agents.go import _playouts as hk

@@ -42,7 +42,7 @@ def _refused(kernel: str, value: Any) -> bool:
         return tuple(value) == (-1, -1)
     if kernel in ("playout", "playouts"):
         return math.isnan(value)
-    if kernel == "is_true_eye":
+    if kernel in ("is_true_eye", "self_atari", "escape_keeps"):
         return value is False or value == 0
     if kernel in ("play", "check", "area", "liberties"):
         return bool(value == f.BAD_INPUT)
@@ -67,6 +67,18 @@ CASES: list[tuple[str, str, Call]] = [
     ("check", "short state", lambda s, o, r: f.check(s[:SHORT], SIZE, 0, 1, False)),
     ("is_true_eye", "off the board", lambda s, o, r: f.is_true_eye(s, SIZE, -1, 1)),
     ("is_true_eye", "colour 9", lambda s, o, r: f.is_true_eye(s, SIZE, 0, 9)),
+    ("self_atari", "off the board", lambda s, o, r: f.self_atari(s, SIZE, NN, 1, False, s.copy())),
+    ("self_atari", "colour 3", lambda s, o, r: f.self_atari(s, SIZE, 0, 3, False, s.copy())),
+    ("self_atari", "work too short",
+     lambda s, o, r: f.self_atari(s, SIZE, 48, 2, False, o)),
+    ("self_atari", "short state",
+     lambda s, o, r: f.self_atari(s[:SHORT], SIZE, 48, 2, False, s.copy())),
+    ("escape_keeps", "off the board",
+     lambda s, o, r: f.escape_keeps(s, SIZE, -2, 1, False, s.copy())),
+    ("escape_keeps", "colour 0", lambda s, o, r: f.escape_keeps(s, SIZE, 0, 0, False, s.copy())),
+    ("escape_keeps", "work too short", lambda s, o, r: f.escape_keeps(s, SIZE, 0, 1, False, o)),
+    ("escape_keeps", "a 19x19 size on a 9x9 array",
+     lambda s, o, r: f.escape_keeps(s, 19, 0, 1, False, s.copy())),
     ("legal_actions", "out too short",
      lambda s, o, r: f.legal_actions(s, SIZE, 1, False, 0, NO_KEYS, o[:NN])),
     ("legal_actions", "colour 3",
@@ -153,7 +165,7 @@ def test_the_table_covers_every_public_kernel_that_indexes_or_writes() -> None:
         "play", "check", "is_true_eye", "legal_actions", "sensible_actions", "legal_list",
         "child", "random_move", "playout", "playouts", "result_hash", "history_key", "area",
         "area_score", "finish", "group_head", "next_stone", "group_size", "atari_liberty",
-        "empty_at", "liberties",
+        "empty_at", "liberties", "self_atari", "escape_keeps",
     }  # fmt: skip
 
 

@@ -34,7 +34,6 @@ import numpy.typing as npt
 
 from imago.agents.go._playouts import (
     bad_self_atari,
-    escape_keeps,
     neighbours,
     playable,
     safe_random_move,
@@ -43,7 +42,7 @@ from imago.agents.go._playouts import (
 )
 from imago.core.rng import rand_below
 from imago.games.go import fastpath as gf
-from imago.games.go.fastpath import atari_liberty
+from imago.games.go.fastpath import atari_liberty, escape_keeps
 
 POLICY_PATTERN = 2
 

@@ -13,12 +13,13 @@ MoGo 2006 and its successors):
    shape, the point that leaves it one eye (:func:`vital_point_move`): the answer to the
    capture of a nakade sacrifice, or the defender's two eyes;
 4. otherwise a uniformly random legal move that neither fills one's own true eye nor puts an
-   own group of two or more stones into atari (:func:`bad_self_atari`); pass when no such move
-   is left. Two kinds of self-atari stay allowed: a single stone (throw-ins need it), and a
-   **nakade sacrifice**: a group of up to six stones inside one opponent group, whose capture
-   leaves that group an eye space of a killable shape (:func:`nakade_shape`). Without the
-   second, a playout never kills a group whose eye space holds a few enemy stones, and counts
-   it alive (or in seki): the misjudgement behind many of ``az``'s lost games against Pachi.
+   own group of two or more stones into atari (:func:`bad_self_atari`, on the rules' fast
+   path's :func:`~imago.games.go.fastpath.self_atari`); pass when no such move is left. Two
+   kinds of self-atari stay allowed: a single stone (throw-ins need it), and a **nakade
+   sacrifice**: a group of up to six stones inside one opponent group, whose capture leaves
+   that group an eye space of a killable shape (:func:`nakade_shape`). Without the second, a
+   playout never kills a group whose eye space holds a few enemy stones, and counts it alive
+   (or in seki): the misjudgement behind many of ``az``'s lost games against Pachi.
 
 The kernels read the group fields of :mod:`imago.games.go.fastpath` state arrays (head, pseudo-
 liberty count, sum and sum of squares, stone count: the layout documented by the rules'
@@ -34,7 +35,15 @@ import numpy as np
 
 from imago.core.rng import rand_below
 from imago.games.go import fastpath as gf
-from imago.games.go.fastpath import atari_liberty, empty_at, group_head, group_size, next_stone
+from imago.games.go.fastpath import (
+    atari_liberty,
+    empty_at,
+    escape_keeps,
+    group_head,
+    group_size,
+    next_stone,
+    self_atari,
+)
 
 POLICY_RANDOM = 0
 POLICY_HEAVY = 1
@@ -78,66 +87,6 @@ def nbrs(p: int, size: int) -> tuple[int, int, int, int]:
 def playable(s: np.ndarray, size: int, p: int, color: int, suicide: bool) -> bool:
     """Legal under simple ko and not filling ``color``'s own true eye."""
     return gf.check(s, size, p, color, suicide) == gf.OK and not gf.is_true_eye(s, size, p, color)
-
-
-@numba.njit(cache=True)
-def self_atari(
-    s: np.ndarray, size: int, p: int, color: int, suicide: bool, work: np.ndarray
-) -> bool:
-    """Whether ``color`` playing the legal ``p`` leaves its group of two or more stones in
-    atari (two empty neighbours, or no friendly neighbour, settle it without playing). Without
-    a capture the liberties are counted by walking the friendly groups; a capture plays the
-    move on ``work``."""
-    nn = size * size
-    other = 3 - color
-    empties = 0
-    friends = False
-    lib = -1
-    for q in nbrs(p, size):
-        if q < 0:
-            continue
-        v = s[q]
-        if v == 0:
-            empties += 1
-            lib = q
-        elif v == color:
-            friends = True
-    if empties >= 2 or not friends:
-        return False
-    for q in nbrs(p, size):
-        if q >= 0 and s[q] == other and atari_liberty(s, nn, q) == p:
-            work[:] = s  # a capture: play it out
-            gf.play(work, size, p, color, suicide)
-            if work[p] != color:
-                return True  # suicide
-            g = group_head(work, nn, p)
-            return group_size(work, nn, g) >= 2 and atari_liberty(work, nn, p) >= 0
-    g0 = -1
-    g1 = -1
-    g2 = -1
-    for q in nbrs(p, size):
-        if q < 0 or s[q] != color:
-            continue
-        g = group_head(s, nn, q)
-        if g == g0 or g == g1 or g == g2:  # noqa: SIM109 (plain compares for numba)
-            continue
-        if g0 < 0:
-            g0 = g
-        elif g1 < 0:
-            g1 = g
-        else:
-            g2 = g
-        x = g
-        while True:
-            for y in nbrs(x, size):
-                if y >= 0 and s[y] == 0 and y != p and y != lib:
-                    if lib >= 0:
-                        return False  # a second liberty
-                    lib = y
-            x = next_stone(s, nn, x)
-            if x == g:
-                break
-    return True
 
 
 @numba.njit(cache=True)
@@ -224,17 +173,6 @@ def bad_self_atari(
     return self_atari(s, size, p, color, suicide, work) and not nakade_sacrifice(
         s, size, p, color, suicide, work
     )
-
-
-@numba.njit(cache=True)
-def escape_keeps(
-    s: np.ndarray, size: int, p: int, color: int, suicide: bool, work: np.ndarray
-) -> bool:
-    """Whether ``color`` extending on ``p`` leaves the new group at least two liberties."""
-    work[:] = s
-    if gf.play(work, size, p, color, suicide) != gf.OK or work[p] != color:
-        return False
-    return atari_liberty(work, size * size, p) < 0
 
 
 @numba.njit(cache=True, inline="always")

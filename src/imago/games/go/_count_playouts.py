@@ -33,72 +33,14 @@ from imago.games.go._kernels import (
     atari_liberty,
     check,
     empty_at,
+    escape_keeps,
     group_head,
-    group_size,
     header,
     is_true_eye,
     next_stone,
     play,
+    self_atari,
 )
-
-
-@njit(cache=True)
-def _self_atari(
-    s: np.ndarray, size: int, p: int, color: int, suicide: bool, work: np.ndarray
-) -> bool:
-    """Whether ``color`` playing the legal ``p`` leaves its new group of two or more stones with
-    at most one liberty."""
-    nn = size * size
-    other = 3 - color
-    empties = 0
-    friends = False
-    lib = -1
-    for q in _neighbors(p, size):
-        if q < 0:
-            continue
-        v = s[q]
-        if v == EMPTY:
-            empties += 1
-            lib = q
-        elif v == color:
-            friends = True
-    if empties >= 2 or not friends:
-        return False
-    for q in _neighbors(p, size):
-        if q >= 0 and s[q] == other and atari_liberty(s, nn, q) == p:
-            for i in range(s.shape[0]):  # a capture: play it out on a copy
-                work[i] = s[i]
-            play(work, size, p, color, suicide)
-            if work[p] != color:
-                return True
-            g = group_head(work, nn, p)
-            return group_size(work, nn, g) >= 2 and atari_liberty(work, nn, p) >= 0
-    g0 = -1
-    g1 = -1
-    g2 = -1
-    for q in _neighbors(p, size):
-        if q < 0 or s[q] != color:
-            continue
-        g = group_head(s, nn, q)
-        if g == g0 or g == g1 or g == g2:  # noqa: SIM109 (plain compares for numba)
-            continue
-        if g0 < 0:
-            g0 = g
-        elif g1 < 0:
-            g1 = g
-        else:
-            g2 = g
-        x = g
-        while True:
-            for y in _neighbors(x, size):
-                if y >= 0 and s[y] == EMPTY and y != p and y != lib:
-                    if lib >= 0:
-                        return False
-                    lib = y
-            x = next_stone(s, nn, x)
-            if x == g:
-                break
-    return True
 
 
 @njit(cache=True, inline="always")
@@ -110,18 +52,6 @@ def _capture_at(
     if lib >= 0 and not frozen[lib] and check(s, size, lib, color, suicide) == OK:
         return lib
     return -1
-
-
-@njit(cache=True)
-def _escape_keeps(
-    s: np.ndarray, size: int, p: int, color: int, suicide: bool, work: np.ndarray
-) -> bool:
-    """Whether ``color`` extending on ``p`` leaves the new group at least two liberties."""
-    for i in range(s.shape[0]):
-        work[i] = s[i]
-    if play(work, size, p, color, suicide) != OK or work[p] != color:
-        return False
-    return atari_liberty(work, size * size, p) < 0
 
 
 @njit(cache=True)
@@ -176,7 +106,7 @@ def _tactical_move(
             x = next_stone(s, nn, x)
             if x == g:
                 break
-        if not frozen[lib] and _escape_keeps(s, size, lib, color, suicide, work):
+        if not frozen[lib] and escape_keeps(s, size, lib, color, suicide, work):
             n += 1
             if rand_below(rng, n) == 0:
                 choice = lib
@@ -207,7 +137,7 @@ def _random_move(
             not frozen[p]
             and check(s, size, p, color, suicide) == OK
             and not is_true_eye(s, size, p, color)
-            and not _self_atari(s, size, p, color, suicide, work)
+            and not self_atari(s, size, p, color, suicide, work)
         ):
             return p
         n -= 1
@@ -264,7 +194,7 @@ def policy_playout(
             if (
                 w[pending] == EMPTY
                 and check(w, size, pending, color, suicide) == OK
-                and not _self_atari(w, size, pending, color, suicide, work)
+                and not self_atari(w, size, pending, color, suicide, work)
             ):
                 a = pending
             if color == BLACK:

@@ -192,6 +192,7 @@ __all__ = [
     "child",
     "contains",
     "empty_at",
+    "escape_keeps",
     "finish",
     "full_length",
     "full_offsets",
@@ -212,6 +213,7 @@ __all__ = [
     "random_move",
     "result_hash",
     "rules_code",
+    "self_atari",
     "sensible_actions",
     "setup",
     "state_length",
@@ -250,6 +252,78 @@ def is_true_eye(s: np.ndarray, size: int, p: int, color: int) -> bool:
     diagonal held by the opponent (none on the edge)."""
     r = p // size
     return _eye_rc(s, size, p, r, p - r * size, color)
+
+
+@njit(cache=True)
+def self_atari(
+    s: np.ndarray, size: int, p: int, color: int, suicide_allowed: bool, work: np.ndarray
+) -> bool:
+    """Whether ``color`` playing the legal ``p`` leaves its new group of two or more stones with
+    at most one liberty (suicide included). Two empty neighbours, or no friendly one, settle it
+    without playing; without a capture the liberties are counted by walking the friendly
+    groups; a capture plays the move on ``work`` (as long as ``s``)."""
+    nn = size * size
+    other = 3 - color
+    empties = 0
+    friends = False
+    lib = -1
+    for q in _neighbors(p, size):
+        if q < 0:
+            continue
+        v = s[q]
+        if v == EMPTY:
+            empties += 1
+            lib = q
+        elif v == color:
+            friends = True
+    if empties >= 2 or not friends:
+        return False
+    for q in _neighbors(p, size):
+        if q >= 0 and s[q] == other and atari_liberty(s, nn, q) == p:
+            work[: s.shape[0]] = s  # a capture: play it out on the copy
+            play(work, size, p, color, suicide_allowed)
+            if work[p] != color:
+                return True  # suicide
+            g = group_head(work, nn, p)
+            return group_size(work, nn, g) >= 2 and atari_liberty(work, nn, p) >= 0
+    g0 = -1
+    g1 = -1
+    g2 = -1
+    for q in _neighbors(p, size):
+        if q < 0 or s[q] != color:
+            continue
+        g = group_head(s, nn, q)
+        if g == g0 or g == g1 or g == g2:  # noqa: SIM109 (plain compares for numba)
+            continue
+        if g0 < 0:
+            g0 = g
+        elif g1 < 0:
+            g1 = g
+        else:
+            g2 = g
+        x = g
+        while True:
+            for y in _neighbors(x, size):
+                if y >= 0 and s[y] == EMPTY and y != p and y != lib:
+                    if lib >= 0:
+                        return False  # a second liberty
+                    lib = y
+            x = next_stone(s, nn, x)
+            if x == g:
+                break
+    return True
+
+
+@njit(cache=True)
+def escape_keeps(
+    s: np.ndarray, size: int, p: int, color: int, suicide_allowed: bool, work: np.ndarray
+) -> bool:
+    """Whether ``color`` extending on ``p`` leaves the new group at least two liberties (played
+    on ``work``, as long as ``s``)."""
+    work[: s.shape[0]] = s
+    if play(work, size, p, color, suicide_allowed) != OK or work[p] != color:
+        return False
+    return atari_liberty(work, size * size, p) < 0
 
 
 @njit(cache=True)

@@ -23,6 +23,8 @@ In numba (or Python)::
     n = f.legal_actions(s, size, color, suicide_allowed, mode, keys, out)  # out: nn + 1 slots
     n = f.sensible_actions(s, size, color, suicide_allowed, mode, keys, out)  # no own-eye fills
     a = f.random_move(s, size, color, suicide_allowed, rng)    # uniform sensible move or pass
+    f.self_atari(s, size, p, color, suicide_allowed, work)   # leaves 2+ stones in atari
+    f.escape_keeps(s, size, p, color, suicide_allowed, work)  # extends to 2+ liberties
     score = f.playout(s, size, komi, suicide_allowed, max_moves, rng)  # B - W - komi (area)
     b, w = f.area_score(s, size)          # Tromp-Taylor counts
     f.liberties(board, size, out)         # out[p]: liberties of p's group (a plain board too)
@@ -46,8 +48,9 @@ Bad input never reads or writes out of bounds: each kernel first checks, in O(1)
 indexes with and what it writes: ``2 <= size <= MAX_SIZE``, ``len(s) >= state_length(size)``
 with ``0 <= s[h + F_NEMPTY] <= nn`` (and a side to move of 1 or 2 where the kernel plays it),
 actions ``0 .. nn`` (points ``0 .. nn - 1`` for :func:`check`, :func:`is_true_eye`,
-:func:`result_hash`), colours ``BLACK``/``WHITE``, ``len(out) >= nn + 1`` for the legal lists
-(``nn`` for :func:`area` and ``playouts``' ownership), ``len(rng) >= 1``, and for the accessors
+:func:`result_hash`, :func:`self_atari`, :func:`escape_keeps`), colours ``BLACK``/``WHITE``,
+``len(out) >= nn + 1`` for the legal lists (``nn`` for :func:`area` and ``playouts``'
+ownership), ``len(work) >= len(s)``, ``len(rng) >= 1``, and for the accessors
 ``0 <= p < nn`` with ``s`` long enough for ``nn``. A refusal writes nothing and is:
 
 * ``BAD_INPUT`` from the kernels that return a status (:func:`play`, :func:`check`,
@@ -56,8 +59,8 @@ actions ``0 .. nn`` (points ``0 .. nn - 1`` for :func:`check`, :func:`is_true_ey
 * ``-1`` from those that return a count, an action, a point or a key (:func:`legal_actions`,
   :func:`sensible_actions`, :func:`random_move`, the accessors, :func:`result_hash`,
   :func:`history_key`), ``(-1, -1)`` from :func:`area_score`, ``False`` from
-  :func:`is_true_eye`, NaN from :func:`playout` / :func:`playouts`, an empty array from
-  :func:`legal_list` and :func:`finish`;
+  :func:`is_true_eye`, :func:`self_atari` and :func:`escape_keeps`, NaN from :func:`playout` /
+  :func:`playouts`, an empty array from :func:`legal_list` and :func:`finish`;
 * ``ValueError`` from the Python helpers :func:`to_arrays` / :func:`from_arrays`.
 
 The checks cannot see inside an array: its contents must come from these kernels for that
@@ -143,6 +146,7 @@ __all__ = [
     "child",
     "contains",
     "empty_at",
+    "escape_keeps",
     "finish",
     "from_arrays",
     "group_head",
@@ -162,6 +166,7 @@ __all__ = [
     "random_move",
     "result_hash",
     "seed_rng",
+    "self_atari",
     "sensible_actions",
     "state_length",
     "to_arrays",
@@ -276,6 +281,41 @@ def is_true_eye(s: np.ndarray, size: int, p: int, color: int) -> bool:
     if not _fits(s, size) or not 0 <= p < size * size or not _is_color(color):
         return False
     return K.is_true_eye(s, size, p, color)
+
+
+@njit(cache=True, inline="always")
+def _tactic_fits(s: np.ndarray, size: int, p: int, color: int, work: np.ndarray) -> bool:
+    return (
+        _fits(s, size)
+        and 0 <= p < size * size
+        and _is_color(color)
+        and work.ndim == 1
+        and work.shape[0] >= s.shape[0]
+    )
+
+
+@njit(cache=True)
+def self_atari(
+    s: np.ndarray, size: int, p: int, color: int, suicide_allowed: bool, work: np.ndarray
+) -> bool:
+    """Whether ``color`` playing the legal point ``p`` leaves its new group of two or more
+    stones with at most one liberty (a suicide too). ``work`` is scratch at least as long as
+    ``s`` (written only when the move captures); ``False`` on bad input."""
+    if not _tactic_fits(s, size, p, color, work):
+        return False
+    return K.self_atari(s, size, p, color, suicide_allowed, work)
+
+
+@njit(cache=True)
+def escape_keeps(
+    s: np.ndarray, size: int, p: int, color: int, suicide_allowed: bool, work: np.ndarray
+) -> bool:
+    """Whether ``color`` playing the point ``p`` is legal and leaves the group it joins at least
+    two liberties: an escape from atari that keeps. Played on ``work`` (scratch at least as long
+    as ``s``); ``False`` on bad input."""
+    if not _tactic_fits(s, size, p, color, work):
+        return False
+    return K.escape_keeps(s, size, p, color, suicide_allowed, work)
 
 
 @njit(cache=True, inline="always")
