@@ -304,6 +304,21 @@ def test_a_playout_thread_plays_the_batch_while_the_network_evaluates_it() -> No
     assert network.network_threads == {threading.get_ident()}
 
 
+def test_closing_ends_the_playout_thread_and_later_batches_play_out_here() -> None:
+    leaves = LeafBatch("go", 5, 1, 2, 8, state_shape=(4,), with_states=True)
+    leaves.legal[:] = True
+    network = _ThreadRecorder()
+    leaves.play_out = network.watch(lambda count, out: out.__setitem__(slice(0, count), 1.0))
+    evaluator = MixedEvaluator(network, 0.5, playout_thread=True)
+    evaluator.evaluate(leaves, 2)
+    (worker,) = network.playout_threads
+    evaluator.close()
+    assert not any(t.ident == worker and t.is_alive() for t in threading.enumerate())
+    network.playout_threads.clear()
+    assert evaluator.evaluate(leaves, 2).values == pytest.approx([0.75] * 2)
+    assert network.playout_threads == {threading.get_ident()}
+
+
 def test_a_playout_error_reaches_the_search() -> None:
     leaves = LeafBatch("go", 5, 1, 2, 8, state_shape=(4,), with_states=True)
     leaves.legal[:] = True

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -86,6 +87,19 @@ def test_a_playout_thread_plays_the_same_search(game: str, size: int) -> None:
     ]
     with pytest.raises(AgentError, match="give mix > 0"):
         make_agent("az", game, {"playout_thread": "true"})
+
+
+def test_closing_an_az_agent_ends_its_playout_threads() -> None:
+    def playout_threads() -> set[int]:
+        return {t.ident or 0 for t in threading.enumerate() if t.name.startswith("imago-playouts")}
+
+    before = playout_threads()
+    agent = make_agent("az", "go", {"mix": "0.5", "playout_thread": "true", "threads": "2"})
+    agent.select_move(make("go", size=9), Limit(playouts=32))
+    started = playout_threads() - before
+    assert len(started) == 2  # one for each search thread's tree
+    agent.close()
+    assert not started & playout_threads()
 
 
 def test_gumbel_rule_and_sampling(tmp_path: Path) -> None:

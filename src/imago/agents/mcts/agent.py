@@ -96,6 +96,14 @@ class SearchAgent(Agent):
         self._root_key = None
         self._banked = 0.0
 
+    def close(self) -> None:
+        """Release what the searches' evaluators hold (an evaluator with a ``close`` method:
+        ``MixedEvaluator``'s playout thread)."""
+        for search in self._searches:
+            close = getattr(search.evaluator, "close", None)
+            if callable(close):
+                close()
+
     def select_move(
         self,
         state: GameState,

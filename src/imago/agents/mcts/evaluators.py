@@ -181,6 +181,13 @@ class MixedEvaluator:
         values = (1.0 - self.mix) * np.asarray(evaluation.values, dtype=np.float64)
         return Evaluation(values + self.mix * played, evaluation.priors)
 
+    def close(self) -> None:
+        """End the playout thread (when there is one); later batches play out on the calling
+        thread."""
+        if self._playouts is not None:
+            self._playouts.shutdown(wait=True)
+            self._playouts = None
+
 
 class UniformEvaluator:
     """A stand-in network: uniform priors over the legal moves and an even value (0.5).
