@@ -466,3 +466,33 @@ def test_gnugo_judges_the_classic_cases_alike(gnugo: str, case: Case) -> None:
 
 def test_count_type_is_exported() -> None:
     assert isinstance(count(new_game(9)), Count)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="#41, 2026-12-07: the count's playouts never play a self-atari of two stones, so "
+    "they never play Black's C9 that kills White's top-left group and count it in seki",
+)
+def test_a_group_killed_by_a_two_stone_sacrifice_is_dead() -> None:
+    # The end of a game against Pachi 12.90 (seed 53, game 24; komi 7, area). White's eleven
+    # stones at the top left have two liberties, B8 and C9, around Black's B9. Black C9
+    # sacrifices two stones: White captures at B8 and is left one two-point eye (E9's ko is
+    # Black's to close at F9 first). GNU Go 3.8's final_score and Pachi count B+10.
+    position = finished(
+        """
+        O X . O X . X . X
+        O . O O O X . X .
+        O O O O X X X X X
+        X O X X O O X O O
+        X X . X X O O . O
+        X . X X X O O O .
+        X X O O O . O . O
+        X X X O O . O . O
+        X X O O O O O O .
+        """,
+        Scoring.AREA,
+        komi=7.0,
+    )
+    judged = count(position)
+    assert Point(0, 0) in judged.dead  # A9, of White's top-left group
+    assert judged.outcome.winner is Color.BLACK
