@@ -436,8 +436,11 @@ def az_threads(config: BenchConfig) -> list[Figure]:
     rates = {}
     for name, spec in AZ_THREADS.items():
         agent = agent_from_spec(spec, "go", size=9, seed=1)
-        agent.select_move(positions[0], Limit(time=seconds))  # load the network and kernels
-        results = [agent.select_move(position, Limit(time=seconds)) for position in positions]
+        try:
+            agent.select_move(positions[0], Limit(time=seconds))  # load the network and kernels
+            results = [agent.select_move(position, Limit(time=seconds)) for position in positions]
+        finally:
+            agent.close()  # its playout threads end before the next way is timed
         found = [result.nodes / result.seconds for result in results]
         progress(f"search.az_threads: {name} {', '.join(f'{r:,.0f}' for r in found)} sims/s")
         rates[name] = statistics.median(found)

@@ -29,6 +29,15 @@ def _state() -> Array:
     return s
 
 
+def _capture_state() -> Array:
+    """A 9x9 state where Black's B9 (action 1) captures White's A9 (Black holds A8 and B8,
+    White C9): a move :func:`fastpath.self_atari` plays out on its ``work`` array."""
+    s = f.new_state(SIZE)
+    for action, color in [(9, 1), (0, 2), (10, 1), (2, 2)]:
+        assert f.play(s, SIZE, action, color, False) == f.OK
+    return s
+
+
 NO_KEYS = np.empty(0, dtype=np.int64)
 BAD_INPUT, NEG, NAN, NO = f.BAD_INPUT, -1, "nan", False
 
@@ -69,8 +78,8 @@ CASES: list[tuple[str, str, Call]] = [
     ("is_true_eye", "colour 9", lambda s, o, r: f.is_true_eye(s, SIZE, 0, 9)),
     ("self_atari", "off the board", lambda s, o, r: f.self_atari(s, SIZE, NN, 1, False, s.copy())),
     ("self_atari", "colour 3", lambda s, o, r: f.self_atari(s, SIZE, 0, 3, False, s.copy())),
-    ("self_atari", "work too short",
-     lambda s, o, r: f.self_atari(s, SIZE, 48, 2, False, o)),
+    ("self_atari", "work too short, where the move captures",
+     lambda s, o, r: f.self_atari(_capture_state(), SIZE, 1, 1, False, o)),
     ("self_atari", "short state",
      lambda s, o, r: f.self_atari(s[:SHORT], SIZE, 48, 2, False, s.copy())),
     ("escape_keeps", "off the board",
@@ -185,6 +194,13 @@ def test_good_input_still_gets_the_unchecked_kernels_answers() -> None:
     t = f.child(s, SIZE, NN, 1, False, 0, NO_KEYS)
     assert t[f.header(SIZE) + f.F_STATUS] == f.OK
     assert f.play(s, SIZE, NN, 1, False) == f.OK
+
+
+def test_the_capture_state_reaches_the_work_array() -> None:
+    s = _capture_state()
+    work = np.zeros_like(s)
+    assert not f.self_atari(s, SIZE, 1, 1, False, work)  # captures A9: two liberties after
+    assert work.any()  # the move was played out on `work`, as the short-work row needs
 
 
 def test_from_arrays_and_to_arrays_raise_value_error_on_what_does_not_fit() -> None:
