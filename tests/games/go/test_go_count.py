@@ -468,11 +468,6 @@ def test_count_type_is_exported() -> None:
     assert isinstance(count(new_game(9)), Count)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="#41, 2026-12-07: the count's playouts never play a self-atari of two stones, so "
-    "they never play Black's C9 that kills White's top-left group and count it in seki",
-)
 def test_a_group_killed_by_a_two_stone_sacrifice_is_dead() -> None:
     # The end of a game against Pachi 12.90 (seed 53, game 24; komi 7, area). White's eleven
     # stones at the top left have two liberties, B8 and C9, around Black's B9. Black C9

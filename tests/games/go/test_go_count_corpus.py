@@ -36,15 +36,22 @@ _GNUGO_WRONG_253 = (
     "lower-left corner (B2 C2 D2 A1 B1 empty, joined to the open A and B columns of White's "
     "living left side), which Black cannot take"
 )
-_GNUGO_WRONG_384 = (
-    "GNU Go is wrong: White's F8-J7 group and Black's H9 J9 share their only two liberties, G9 "
-    "and J8, and whoever fills one puts itself in atari and is captured: a seki, as imago says, "
-    "not dead white stones"
-)
 _GNUGO_WRONG_84 = (
     "GNU Go is wrong: Black's H13 J13 J12 J11 K11 open onto Black's 13-point top-right "
     "territory, and White's M4 N4 N5 N3 onto White's seven empty points of the lower right "
     "(L2 M3 N2 K1-N1): both live, GNU Go calls both dead"
+)
+_IMAGO_WRONG_47 = (
+    "imago is wrong: White's H2-J1 group and G9-H9-H8 share the ten empty points of the right "
+    "side (H5-J9), which only White stones border; the playouts, where Black invades there "
+    "while White often passes, leave them in doubt, and the search, below whose tree the "
+    "defender plays at random, kills H2-J1"
+)
+_IMAGO_WRONG_162 = (
+    "imago is wrong: White's G2 H2 J2 H3 live (if Black takes the vital point H1 of their "
+    "three-point eye space, White's E1 joins F1 to the living D2-E3 and G1 connects); the "
+    "playouts leave them in doubt, and the search, below whose tree the defender plays at "
+    "random, kills them"
 )
 _TEIRE = (
     "one point under territory rules only, with the same dead stones and the same area count: "
@@ -59,17 +66,16 @@ _NOT_EXAMINED = "not examined on the board: a chaotic end between noisy GNU Go a
 
 # (game, rules) -> why imago's count differs from GNU Go's there
 DIFFERS: dict[tuple[str, str], str] = {
+    **{("9/00047.json", rules): _IMAGO_WRONG_47 for rules in _BOTH},
+    **{("9/00162.json", rules): _IMAGO_WRONG_162 for rules in _BOTH},
     **{("9/00253.json", rules): _GNUGO_WRONG_253 for rules in _BOTH},
-    **{("9/00267.json", rules): _UNDECIDED for rules in _BOTH},
-    **{("9/00384.json", rules): _GNUGO_WRONG_384 for rules in _BOTH},
+    **{("9/00293.json", rules): _UNDECIDED for rules in _BOTH},
     **{(f"13/{game}.json", "japanese"): _TEIRE for game in ("00007", "00033", "00071", "00094")},
     ("13/00155.json", "japanese"): _TEIRE + " (here jigo against W+1)",
     **{("13/00063.json", rules): _UNDECIDED for rules in _BOTH},
     **{("13/00084.json", rules): _GNUGO_WRONG_84 for rules in _BOTH},
     **{("13/00085.json", rules): _UNDECIDED for rules in _BOTH},
     **{("13/00146.json", rules): _NOT_EXAMINED for rules in _BOTH},
-    **{("13/00147.json", rules): _UNDECIDED for rules in _BOTH},
-    **{("13/00193.json", rules): _UNDECIDED for rules in _BOTH},
 }
 
 

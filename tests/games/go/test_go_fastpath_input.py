@@ -51,7 +51,10 @@ def _refused(kernel: str, value: Any) -> bool:
         return tuple(value) == (-1, -1)
     if kernel in ("playout", "playouts"):
         return math.isnan(value)
-    if kernel in ("is_true_eye", "self_atari", "escape_keeps"):
+    if kernel in (
+        "is_true_eye", "self_atari", "escape_keeps", "nakade_sacrifice", "bad_self_atari",
+        "nakade_shape",
+    ):  # fmt: skip
         return value is False or value == 0
     if kernel in ("play", "check", "area", "liberties"):
         return bool(value == f.BAD_INPUT)
@@ -88,6 +91,30 @@ CASES: list[tuple[str, str, Call]] = [
     ("escape_keeps", "work too short", lambda s, o, r: f.escape_keeps(s, SIZE, 0, 1, False, o)),
     ("escape_keeps", "a 19x19 size on a 9x9 array",
      lambda s, o, r: f.escape_keeps(s, 19, 0, 1, False, s.copy())),
+    ("nakade_sacrifice", "off the board",
+     lambda s, o, r: f.nakade_sacrifice(s, SIZE, NN, 1, False, s.copy())),
+    ("nakade_sacrifice", "colour 3",
+     lambda s, o, r: f.nakade_sacrifice(s, SIZE, 0, 3, False, s.copy())),
+    ("nakade_sacrifice", "work too short",
+     lambda s, o, r: f.nakade_sacrifice(s, SIZE, 0, 1, False, o)),
+    ("nakade_sacrifice", "short state",
+     lambda s, o, r: f.nakade_sacrifice(s[:SHORT], SIZE, 0, 1, False, s.copy())),
+    ("bad_self_atari", "off the board",
+     lambda s, o, r: f.bad_self_atari(s, SIZE, -1, 1, False, s.copy())),
+    ("bad_self_atari", "colour 0",
+     lambda s, o, r: f.bad_self_atari(s, SIZE, 0, 0, False, s.copy())),
+    ("bad_self_atari", "work too short, where the move captures",
+     lambda s, o, r: f.bad_self_atari(_capture_state(), SIZE, 1, 1, False, o)),
+    ("bad_self_atari", "a 19x19 size on a 9x9 array",
+     lambda s, o, r: f.bad_self_atari(s, 19, 0, 1, False, s.copy())),
+    ("nakade_shape", "more points than the array holds",
+     lambda s, o, r: f.nakade_shape(o[:3], 4, SIZE)),
+    ("nakade_shape", "no points", lambda s, o, r: f.nakade_shape(o, 0, SIZE)),
+    ("nakade_shape", "size 40", lambda s, o, r: f.nakade_shape(o, 3, 40)),
+    ("vital_point", "more points than the array holds",
+     lambda s, o, r: f.vital_point(o[:2], 6, SIZE)),
+    ("vital_point", "no points", lambda s, o, r: f.vital_point(o, 0, SIZE)),
+    ("vital_point", "size 1", lambda s, o, r: f.vital_point(o, 3, 1)),
     ("legal_actions", "out too short",
      lambda s, o, r: f.legal_actions(s, SIZE, 1, False, 0, NO_KEYS, o[:NN])),
     ("legal_actions", "colour 3",
@@ -174,7 +201,8 @@ def test_the_table_covers_every_public_kernel_that_indexes_or_writes() -> None:
         "play", "check", "is_true_eye", "legal_actions", "sensible_actions", "legal_list",
         "child", "random_move", "playout", "playouts", "result_hash", "history_key", "area",
         "area_score", "finish", "group_head", "next_stone", "group_size", "atari_liberty",
-        "empty_at", "liberties", "self_atari", "escape_keeps",
+        "empty_at", "liberties", "self_atari", "escape_keeps", "nakade_sacrifice",
+        "bad_self_atari", "nakade_shape", "vital_point",
     }  # fmt: skip
 
 

@@ -12,8 +12,8 @@ colour as ``X``, so one table serves both players; :func:`code3x3` computes a co
 the heavy policy's capture and atari escape answering the last move (``tactical_move``), else
 the vital point of a killable eye space beside the last move (``vital_point_move``), else a
 random point among the last move's 8 neighbours that matches a pattern and is no bad
-self-atari, else a random sensible move that is no bad self-atari (``bad_self_atari``: a
-self-atari of two or more stones that is no nakade sacrifice).
+self-atari, else a random sensible move that is no bad self-atari (the fast path's
+``bad_self_atari``: a self-atari of two or more stones that is no nakade sacrifice).
 
 **Priors** (:func:`node_priors`): when the tree adds a node, each child edge's AMAF
 statistics start with virtual visits and wins (prior knowledge as in MoGo, Fuego and Pachi;
@@ -33,7 +33,6 @@ import numpy as np
 import numpy.typing as npt
 
 from imago.agents.go._playouts import (
-    bad_self_atari,
     neighbours,
     playable,
     safe_random_move,
@@ -42,7 +41,7 @@ from imago.agents.go._playouts import (
 )
 from imago.core.rng import rand_below
 from imago.games.go import fastpath as gf
-from imago.games.go.fastpath import atari_liberty, escape_keeps
+from imago.games.go.fastpath import atari_liberty, bad_self_atari, escape_keeps
 
 POLICY_PATTERN = 2
 

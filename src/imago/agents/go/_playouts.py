@@ -13,11 +13,12 @@ MoGo 2006 and its successors):
    shape, the point that leaves it one eye (:func:`vital_point_move`): the answer to the
    capture of a nakade sacrifice, or the defender's two eyes;
 4. otherwise a uniformly random legal move that neither fills one's own true eye nor puts an
-   own group of two or more stones into atari (:func:`bad_self_atari`, on the rules' fast
-   path's :func:`~imago.games.go.fastpath.self_atari`); pass when no such move is left. Two
+   own group of two or more stones into atari (the rules' fast path's
+   :func:`~imago.games.go.fastpath.bad_self_atari`); pass when no such move is left. Two
    kinds of self-atari stay allowed: a single stone (throw-ins need it), and a **nakade
    sacrifice**: a group of up to six stones inside one opponent group, whose capture leaves
-   that group an eye space of a killable shape (:func:`nakade_shape`). Without the second, a
+   that group an eye space of a killable shape
+   (:func:`~imago.games.go.fastpath.nakade_sacrifice`). Without the second, a
    playout never kills a group whose eye space holds a few enemy stones, and counts it alive
    (or in seki): the misjudgement behind many of ``az``'s lost games against Pachi.
 
@@ -37,12 +38,14 @@ from imago.core.rng import rand_below
 from imago.games.go import fastpath as gf
 from imago.games.go.fastpath import (
     atari_liberty,
+    bad_self_atari,
     empty_at,
     escape_keeps,
     group_head,
     group_size,
+    nakade_shape,
     next_stone,
-    self_atari,
+    vital_point,
 )
 
 POLICY_RANDOM = 0
@@ -87,92 +90,6 @@ def nbrs(p: int, size: int) -> tuple[int, int, int, int]:
 def playable(s: np.ndarray, size: int, p: int, color: int, suicide: bool) -> bool:
     """Legal under simple ko and not filling ``color``'s own true eye."""
     return gf.check(s, size, p, color, suicide) == gf.OK and not gf.is_true_eye(s, size, p, color)
-
-
-@numba.njit(cache=True)
-def nakade_shape(points: np.ndarray, k: int, size: int) -> bool:
-    """Whether the ``k`` distinct points ``points[:k]`` form an eye space that cannot make two
-    eyes once its attacker plays the vital point: the classic nakade shapes. Every shape of
-    one to three points; of four, the square and the pyramid (a point with three neighbours in
-    the shape); of five, the bulky five (the one pentomino holding a 2x2 square) and the
-    crossed five (a point with four neighbours); of six, the rabbity six (both). Straight and
-    bent fours, the other fives and sixes, and anything larger make two eyes."""
-    if k <= 3:
-        return k >= 1
-    if k > 6:
-        return False
-    most = 0
-    square = False
-    for i in range(k):
-        p = points[i]
-        most = max(most, _degree(points, k, p, size))
-        right = down = corner = False
-        for j in range(k):
-            q = points[j]
-            right = right or (q == p + 1 and q % size != 0)
-            down = down or q == p + size
-            corner = corner or (q == p + size + 1 and q % size != 0)
-        square = square or (right and down and corner)
-    if k == 4:
-        return square or most == 3
-    if k == 5:
-        return square or most == 4
-    return square and most == 4
-
-
-@numba.njit(cache=True)
-def nakade_sacrifice(
-    s: np.ndarray, size: int, p: int, color: int, suicide: bool, work: np.ndarray
-) -> bool:
-    """Whether ``color`` playing the legal ``p`` puts a group of two to six stones into atari
-    inside one opponent group (every neighbour of the group but its last liberty, and every
-    neighbour of that liberty but the group, is a stone of that one group, or off the board),
-    so that its capture leaves that group a :func:`nakade_shape` for an eye space: the
-    sacrifice that kills. Plays the move on ``work``."""
-    nn = size * size
-    other = 3 - color
-    for q in nbrs(p, size):
-        if q >= 0 and s[q] == color and group_size(s, nn, group_head(s, nn, q)) >= 6:
-            return False  # seven stones or more once joined: settled without playing the move
-    work[:] = s
-    if gf.play(work, size, p, color, suicide) != gf.OK or work[p] != color:
-        return False
-    lib = atari_liberty(work, nn, p)
-    g = group_head(work, nn, p)
-    k = group_size(work, nn, g)
-    if lib < 0 or k < 2 or k > 6:
-        return False
-    points = np.empty(6, dtype=np.int64)
-    enclosing = -1
-    x = g
-    for i in range(k):
-        points[i] = x
-        for y in nbrs(x, size):
-            if y < 0 or y == lib or work[y] == color:
-                continue
-            if work[y] != other:
-                return False  # an empty point beside the group: not its last liberty
-            head = group_head(work, nn, y)
-            if enclosing >= 0 and head != enclosing:
-                return False
-            enclosing = head
-        x = next_stone(work, nn, x)
-    for y in nbrs(lib, size):
-        if y < 0 or work[y] == color:
-            continue
-        if work[y] != other or group_head(work, nn, y) != enclosing:
-            return False
-    return nakade_shape(points, k, size)
-
-
-@numba.njit(cache=True)
-def bad_self_atari(
-    s: np.ndarray, size: int, p: int, color: int, suicide: bool, work: np.ndarray
-) -> bool:
-    """A :func:`self_atari` that is no :func:`nakade_sacrifice`: what the playouts never play."""
-    return self_atari(s, size, p, color, suicide, work) and not nakade_sacrifice(
-        s, size, p, color, suicide, work
-    )
 
 
 @numba.njit(cache=True, inline="always")
@@ -245,7 +162,8 @@ def tactical_move(
 def vital_point_move(s: np.ndarray, size: int, color: int, suicide: bool, buf: np.ndarray) -> int:
     """The vital point of an eye space next to the opponent's last move: an empty region of
     three to six points, every neighbour of it a stone of the last move's group (or off the
-    board), with a :func:`nakade_shape`: the point with the most neighbours in the region, where
+    board), with a :func:`~imago.games.go.fastpath.nakade_shape`: its
+    :func:`~imago.games.go.fastpath.vital_point`, where
     ``color``'s stone leaves that eye space one eye. It answers the capture of a nakade
     sacrifice, and it is where the defender makes two eyes when the other side has not; -1
     when there is none. ``buf`` is scratch of ``size * size``."""
@@ -262,7 +180,7 @@ def vital_point_move(s: np.ndarray, size: int, color: int, suicide: bool, buf: n
         k = _enclosed_region(s, size, start, head, buf)
         if k < 3 or not nakade_shape(buf, k, size):
             continue
-        vital = _most_connected(buf, k, size)
+        vital = vital_point(buf, k, size)
         if playable(s, size, vital, color, suicide):
             return vital
     return -1
@@ -295,34 +213,6 @@ def _enclosed_region(s: np.ndarray, size: int, start: int, head: int, buf: np.nd
                 buf[k] = y
                 k += 1
     return k
-
-
-@numba.njit(cache=True)
-def _most_connected(points: np.ndarray, k: int, size: int) -> int:
-    """The first of ``points[:k]`` with the most neighbours among them."""
-    best = points[0]
-    most = -1
-    for i in range(k):
-        p = points[i]
-        degree = _degree(points, k, p, size)
-        if degree > most:
-            most = degree
-            best = p
-    return best
-
-
-@numba.njit(cache=True, inline="always")
-def _degree(points: np.ndarray, k: int, p: int, size: int) -> int:
-    """How many of ``points[:k]`` are beside the point ``p``."""
-    r = p // size
-    c = p - r * size
-    degree = 0
-    for j in range(k):
-        q = points[j]
-        qr = q // size
-        if abs(qr - r) + abs(q - qr * size - c) == 1:
-            degree += 1
-    return degree
 
 
 @numba.njit(cache=True)

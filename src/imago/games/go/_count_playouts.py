@@ -7,8 +7,11 @@ first move, capture any string left in atari (a referee asks whether stones can 
 with their opponent moving first); capture a string next to the last move that is in atari;
 save an own string the last move put in atari (by capturing an attacker, or extending to two
 liberties or more); otherwise a uniformly random legal move that neither fills one of the
-player's true eyes nor leaves a group of two stones or more in atari (so a seki stays a seki);
-pass when none is left. Moves on ``frozen`` points (the certain territories) are never played.
+player's true eyes nor leaves a group of two stones or more in atari (so a seki stays a seki),
+unless that self-atari is a nakade sacrifice (:func:`~imago.games.go._nakade.nakade_sacrifice`:
+stones inside one enemy group whose capture leaves it an eye space that makes one eye, the
+sacrifice that kills a group a seki would otherwise save); pass when none is left. Moves on
+``frozen`` points (the certain territories) are never played.
 
 State arrays are those of :mod:`imago.games.go._kernels`, read through its accessors; the random
 generator is :mod:`imago.core.rng` on a 1-element state.
@@ -31,6 +34,7 @@ from imago.games.go._kernels import (
     OK,
     _neighbors,
     atari_liberty,
+    bad_self_atari,
     check,
     empty_at,
     escape_keeps,
@@ -39,7 +43,6 @@ from imago.games.go._kernels import (
     is_true_eye,
     next_stone,
     play,
-    self_atari,
 )
 
 
@@ -125,7 +128,8 @@ def _random_move(
     work: np.ndarray,
 ) -> int:
     """A uniformly random legal move off the ``frozen`` points that neither fills one of
-    ``color``'s true eyes nor puts a group of two or more stones in atari; pass when none."""
+    ``color``'s true eyes nor is a :func:`bad_self_atari` (two stones or more in atari, and no
+    nakade sacrifice); pass when none."""
     nn = size * size
     n = s[header(size) + F_NEMPTY]
     for i in range(n):
@@ -137,7 +141,7 @@ def _random_move(
             not frozen[p]
             and check(s, size, p, color, suicide) == OK
             and not is_true_eye(s, size, p, color)
-            and not self_atari(s, size, p, color, suicide, work)
+            and not bad_self_atari(s, size, p, color, suicide, work)
         ):
             return p
         n -= 1
@@ -194,7 +198,7 @@ def policy_playout(
             if (
                 w[pending] == EMPTY
                 and check(w, size, pending, color, suicide) == OK
-                and not self_atari(w, size, pending, color, suicide, work)
+                and not bad_self_atari(w, size, pending, color, suicide, work)
             ):
                 a = pending
             if color == BLACK:

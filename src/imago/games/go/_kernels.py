@@ -1,7 +1,8 @@
 # mypy: disable-error-code="no-any-return"
-"""Private numba kernels of the Go rules: eyes, set-up, area counts, playouts, perft and the
-sorted-key helpers, with the state and group kernels of :mod:`imago.games.go._board` and the
-legal lists of :mod:`imago.games.go._legal` re-exported (callers import this one module)."""
+"""Private numba kernels of the Go rules: eyes, self-ataris, set-up, area counts, playouts,
+perft and the sorted-key helpers, with the state and group kernels of
+:mod:`imago.games.go._board`, the legal lists of :mod:`imago.games.go._legal` and the nakade
+kernels of :mod:`imago.games.go._nakade` re-exported (callers import this one module)."""
 
 from __future__ import annotations
 
@@ -107,6 +108,7 @@ from imago.games.go._legal import (
     legal_list,
     rules_code,
 )
+from imago.games.go._nakade import nakade_sacrifice, nakade_shape, vital_point
 
 __all__ = [
     "BAD_INPUT",
@@ -186,6 +188,7 @@ __all__ = [
     "area",
     "area_score",
     "atari_liberty",
+    "bad_self_atari",
     "board_liberties",
     "board_state",
     "check",
@@ -204,6 +207,8 @@ __all__ = [
     "is_true_eye",
     "legal_actions",
     "legal_list",
+    "nakade_sacrifice",
+    "nakade_shape",
     "new_state",
     "next_stone",
     "perft",
@@ -217,6 +222,7 @@ __all__ = [
     "sensible_actions",
     "setup",
     "state_length",
+    "vital_point",
     "zobrist",
 ]
 
@@ -312,6 +318,17 @@ def self_atari(
             if x == g:
                 break
     return True
+
+
+@njit(cache=True)
+def bad_self_atari(
+    s: np.ndarray, size: int, p: int, color: int, suicide_allowed: bool, work: np.ndarray
+) -> bool:
+    """A :func:`self_atari` that is no :func:`nakade_sacrifice`: the self-atari that playouts
+    never play (a single stone, as a throw-in, and a sacrifice that kills stay allowed)."""
+    return self_atari(s, size, p, color, suicide_allowed, work) and not nakade_sacrifice(
+        s, size, p, color, suicide_allowed, work
+    )
 
 
 @njit(cache=True)

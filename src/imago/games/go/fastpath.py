@@ -25,6 +25,10 @@ In numba (or Python)::
     a = f.random_move(s, size, color, suicide_allowed, rng)    # uniform sensible move or pass
     f.self_atari(s, size, p, color, suicide_allowed, work)   # leaves 2+ stones in atari
     f.escape_keeps(s, size, p, color, suicide_allowed, work)  # extends to 2+ liberties
+    f.nakade_sacrifice(s, size, p, color, suicide_allowed, work)  # a self-atari that kills
+    f.bad_self_atari(s, size, p, color, suicide_allowed, work)  # a self-atari that does not
+    f.nakade_shape(points, k, size)       # points[:k]: an eye space that makes one eye
+    f.vital_point(points, k, size)        # ... and the point that kills it
     score = f.playout(s, size, komi, suicide_allowed, max_moves, rng)  # B - W - komi (area)
     b, w = f.area_score(s, size)          # Tromp-Taylor counts
     f.liberties(board, size, out)         # out[p]: liberties of p's group (a plain board too)
@@ -48,7 +52,9 @@ Bad input never reads or writes out of bounds: each kernel first checks, in O(1)
 indexes with and what it writes: ``2 <= size <= MAX_SIZE``, ``len(s) >= state_length(size)``
 with ``0 <= s[h + F_NEMPTY] <= nn`` (and a side to move of 1 or 2 where the kernel plays it),
 actions ``0 .. nn`` (points ``0 .. nn - 1`` for :func:`check`, :func:`is_true_eye`,
-:func:`result_hash`, :func:`self_atari`, :func:`escape_keeps`), colours ``BLACK``/``WHITE``,
+:func:`result_hash` and the self-atari tests :func:`self_atari`, :func:`escape_keeps`,
+:func:`nakade_sacrifice`, :func:`bad_self_atari`), ``1 <= k <= len(points)`` for
+:func:`nakade_shape` / :func:`vital_point`, colours ``BLACK``/``WHITE``,
 ``len(out) >= nn + 1`` for the legal lists (``nn`` for :func:`area` and ``playouts``'
 ownership), ``len(work) >= len(s)``, ``len(rng) >= 1``, and for the accessors
 ``0 <= p < nn`` with ``s`` long enough for ``nn``. A refusal writes nothing and is:
@@ -57,9 +63,9 @@ ownership), ``len(work) >= len(s)``, ``len(rng) >= 1``, and for the accessors
   :func:`advance`, :func:`area`; :func:`child` returns an empty ``size`` board with status
   ``BAD_INPUT``, or an empty array when ``size`` is off);
 * ``-1`` from those that return a count, an action, a point or a key (:func:`legal_actions`,
-  :func:`sensible_actions`, :func:`random_move`, the accessors, :func:`result_hash`,
-  :func:`history_key`), ``(-1, -1)`` from :func:`area_score`, ``False`` from
-  :func:`is_true_eye`, :func:`self_atari` and :func:`escape_keeps`, NaN from :func:`playout` /
+  :func:`sensible_actions`, :func:`random_move`, :func:`vital_point`, the accessors,
+  :func:`result_hash`, :func:`history_key`), ``(-1, -1)`` from :func:`area_score`, ``False`` from
+  :func:`is_true_eye`, :func:`nakade_shape` and the self-atari tests, NaN from :func:`playout` /
   :func:`playouts`, an empty array from :func:`legal_list` and :func:`finish`;
 * ``ValueError`` from the Python helpers :func:`to_arrays` / :func:`from_arrays`.
 
@@ -142,6 +148,7 @@ __all__ = [
     "area",
     "area_score",
     "atari_liberty",
+    "bad_self_atari",
     "check",
     "child",
     "contains",
@@ -158,6 +165,8 @@ __all__ = [
     "ko_mode",
     "legal_actions",
     "legal_list",
+    "nakade_sacrifice",
+    "nakade_shape",
     "new_state",
     "next_stone",
     "play",
@@ -170,6 +179,7 @@ __all__ = [
     "sensible_actions",
     "state_length",
     "to_arrays",
+    "vital_point",
     "zobrist",
 ]
 
@@ -304,6 +314,55 @@ def self_atari(
     if not _tactic_fits(s, size, p, color, work):
         return False
     return K.self_atari(s, size, p, color, suicide_allowed, work)
+
+
+@njit(cache=True)
+def bad_self_atari(
+    s: np.ndarray, size: int, p: int, color: int, suicide_allowed: bool, work: np.ndarray
+) -> bool:
+    """A :func:`self_atari` that is no :func:`nakade_sacrifice`: the self-atari a playout
+    should not play. ``work`` as for :func:`self_atari`; ``False`` on bad input."""
+    if not _tactic_fits(s, size, p, color, work):
+        return False
+    return K.bad_self_atari(s, size, p, color, suicide_allowed, work)
+
+
+@njit(cache=True)
+def nakade_sacrifice(
+    s: np.ndarray, size: int, p: int, color: int, suicide_allowed: bool, work: np.ndarray
+) -> bool:
+    """Whether ``color`` playing the legal point ``p`` puts a group of two to six stones into
+    atari inside one opponent group, whose capture leaves that group a :func:`nakade_shape`:
+    the sacrifice that kills. Played on ``work`` (scratch at least as long as ``s``);
+    ``False`` on bad input."""
+    if not _tactic_fits(s, size, p, color, work):
+        return False
+    return K.nakade_sacrifice(s, size, p, color, suicide_allowed, work)
+
+
+@njit(cache=True, inline="always")
+def _shape_fits(points: np.ndarray, k: int, size: int) -> bool:
+    return 2 <= size <= MAX_SIZE and points.ndim == 1 and 1 <= k <= points.shape[0]
+
+
+@njit(cache=True)
+def nakade_shape(points: np.ndarray, k: int, size: int) -> bool:
+    """Whether the ``k`` distinct points ``points[:k]`` form an eye space that makes one eye
+    once its attacker plays the vital point: any shape of one to three points, the square and
+    the pyramid four, the bulky and crossed five, the rabbity six. ``False`` on bad input
+    (``k`` outside ``1 .. len(points)``, ``size`` off)."""
+    if not _shape_fits(points, k, size):
+        return False
+    return K.nakade_shape(points, k, size)
+
+
+@njit(cache=True)
+def vital_point(points: np.ndarray, k: int, size: int) -> int:
+    """The vital point of the eye space ``points[:k]``: the first of its points with the most
+    neighbours among them; ``-1`` on bad input (as for :func:`nakade_shape`)."""
+    if not _shape_fits(points, k, size):
+        return -1
+    return K.vital_point(points, k, size)
 
 
 @njit(cache=True)

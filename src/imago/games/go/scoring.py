@@ -335,11 +335,12 @@ def count(position: GoPosition, *, handicap: int = 0, playouts: int | None = Non
     regions they enclose in which the opponent can never make an eye (stones there are dead).
     Every other stone is judged by ``playouts`` (default :func:`default_playouts`) continuations
     of the game by a tactical policy (captures, escapes from atari, no self-atari of two stones or
-    more, no filling of one's own true eyes, nothing played inside the certain territories): a
-    stone is alive when, with its opponent moving first, its point is still its colour's at the
-    end of at least half the playouts, and in seki when it then keeps a liberty shared with the
-    opponent's stones that neither side can fill. Stones with a rate between 0.3 and 0.7 are
-    reported as :attr:`Count.unsettled` rather than decided silently.
+    more but the sacrifices that kill (nakade), no filling of one's own true eyes, nothing played
+    inside the certain territories): a stone is alive when, with its opponent moving first, its
+    point is still its colour's at the end of at least half the playouts, and in seki when it
+    then keeps a liberty shared with the opponent's stones that neither side can fill. Stones
+    with a rate between 0.3 and 0.7 are reported as :attr:`Count.unsettled` rather than decided
+    silently.
 
     Deterministic: the playouts' random generator is seeded from the position itself, so the
     same position always gets the same answer. A resigned game is counted as it stands.

@@ -1,0 +1,159 @@
+"""Nakade in the Go rules' kernels (on the fast path): the classic eye spaces that make one
+eye once their vital point is taken, that point, and the self-atari whose capture leaves one
+(the sacrifice that kills). Both playout policies use them: the count's, so that a group
+killed by a sacrifice is counted dead, and the search's."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from imago.core.color import Color
+from imago.games.go import fastpath as f
+from imago.games.go.position import GoPosition
+
+BLACK, WHITE = f.BLACK, f.WHITE
+
+
+def _shape(diagram: str) -> tuple[np.ndarray, int, int]:
+    """The ``#`` and ``@`` points of a square diagram, as actions in reading order; the
+    board's size; the ``@`` point (the vital point), or -1."""
+    rows = [row.split() for row in diagram.strip().splitlines()]
+    size = len(rows)
+    marked = [(r * size + c, ch) for r, row in enumerate(rows) for c, ch in enumerate(row)]
+    points = [p for p, ch in marked if ch in "#@"]
+    vital = next((p for p, ch in marked if ch == "@"), -1)
+    return np.array(points, dtype=np.int64), size, vital
+
+
+# (name, diagram, killable); in a killable shape, @ is the vital point (where two points are
+# equal, the first in reading order). The 4x4 boards put the shapes in a corner.
+SHAPES = [
+    ("one point", "@ . . .\n. . . .\n. . . .\n. . . .", True),
+    ("two points", "@ # . .\n. . . .\n. . . .\n. . . .", True),
+    ("straight three", "# @ # .\n. . . .\n. . . .\n. . . .", True),
+    ("bent three", "@ # . .\n# . . .\n. . . .\n. . . .", True),
+    ("square four", "@ # . .\n# # . .\n. . . .\n. . . .", True),
+    ("pyramid four", ". # . .\n# @ # .\n. . . .\n. . . .", True),
+    ("straight four", "# # # #\n. . . .\n. . . .\n. . . .", False),
+    ("bent four", "# # # .\n# . . .\n. . . .\n. . . .", False),
+    ("zigzag four", "# # . .\n. # # .\n. . . .\n. . . .", False),
+    ("bulky five", "# @ # .\n# # . .\n. . . .\n. . . .", True),
+    ("crossed five", ". # . .\n# @ # .\n. # . .\n. . . .", True),
+    ("T five", "# # # .\n. # . .\n. # . .\n. . . .", False),
+    ("L five", "# . . .\n# . . .\n# . . .\n# # . .", False),
+    ("rabbity six", "# # . .\n# @ # .\n. # . .\n. . . .", True),
+    ("rectangular six", "# # # .\n# # # .\n. . . .\n. . . .", False),
+    ("seven", "# # # #\n# # # .\n. . . .\n. . . .", False),
+    # four points on both edges: a square only if rows wrapped around (3+1 = 4, 7+1 = 8)
+    ("not a square across the edges", ". . . #\n# . . #\n# . . .\n. . . .", False),
+]
+
+
+@pytest.mark.parametrize(("name", "diagram", "killable"), SHAPES, ids=[s[0] for s in SHAPES])
+def test_the_classic_nakade_shapes_and_only_they_are_killable(
+    name: str, diagram: str, killable: bool
+) -> None:
+    points, size, vital = _shape(diagram)
+    assert f.nakade_shape(points, len(points), size) is killable, name
+    if killable:
+        assert f.vital_point(points, len(points), size) == vital, name
+
+
+def _arrays(diagram: str) -> tuple[GoPosition, np.ndarray]:
+    position = GoPosition.from_diagram(diagram, to_play=Color.BLACK)
+    return position, f.to_arrays(position)
+
+
+# (why, diagram, Black's move, a nakade sacrifice)
+SACRIFICES = [
+    # White's lower-left group of a game against Pachi: Black's B3 puts five stones in atari
+    # inside it, and White's capture leaves the bulky five A2-A3-A4-B2-B3 (GNU Go: all ten
+    # white stones dead)
+    ("five stones leaving a bulky five", """
+        X X O O . O . . .
+        . X X O O O . . .
+        X . X X O . O . .
+        O X X O O O . O .
+        O O X O X X O . .
+        X O O X X O O O .
+        X . O X . X X O .
+        X X O X X . X X X
+        . O O O X . X . X
+     """, "B3", True),
+    ("the same group, before: A4 leaves two liberties (B3, A1), no atari", """
+        X X O O . O . . .
+        . X X O O O . . .
+        X . X X O . O . .
+        O X X O O O . O .
+        O O X O X X O . .
+        . O O X X O O O .
+        X . O X . X X O .
+        X X O X X . X X X
+        . O O O X . X . X
+     """, "A4", False),
+    # the end of another game against Pachi: White's top-left group has two liberties, B8
+    # and C9; C9 puts B9-C9 in atari, and White's capture at B8 leaves a two-point eye
+    ("two stones leaving a two-point eye", """
+        O X . O X . X . X
+        O . O O O X . X .
+        O O O O X X X X X
+        X O X X O O X O O
+        X X . X X O O . O
+        X . X X X O O O .
+        X X O O O . O . O
+        X X X O O . O . O
+        X X O O O O O O .
+     """, "C9", True),
+    ("three stones along the edge leaving a straight three", """
+        X X . . O . .
+        O O O O O . .
+        . . . . . . .
+        . . . . . . .
+        . . . . . . .
+        . . . . . . .
+        . . . . . . .
+     """, "C7", True),
+    ("four stones leaving a straight four, which lives", """
+        X X X . . O .
+        O O O O O O .
+        . . . . . . .
+        . . . . . . .
+        . . . . . . .
+        . . . . . . .
+        . . . . . . .
+     """, "D7", False),
+    ("in atari beside two white groups (B3-B5 and A2), not inside one", """
+        . O . . .
+        X O . . .
+        . O . . .
+        O . . . .
+        . . . . .
+     """, "A3", False),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("why", "diagram", "move", "sacrifice"), SACRIFICES, ids=[s[0] for s in SACRIFICES]
+)
+def test_a_self_atari_is_a_sacrifice_only_inside_one_group_leaving_a_killable_shape(
+    why: str, diagram: str, move: str, sacrifice: bool
+) -> None:
+    position, s = _arrays(diagram)
+    before = s.copy()
+    work = np.empty_like(s)
+    p = position.parse_move(move).to_action(position.size)
+    assert f.nakade_sacrifice(s, position.size, p, BLACK, False, work) is sacrifice, why
+    if sacrifice:
+        assert f.self_atari(s, position.size, p, BLACK, False, work)
+        assert not f.bad_self_atari(s, position.size, p, BLACK, False, work)
+    assert (s == before).all()  # the state is untouched
+
+
+def test_a_bad_self_atari_is_a_self_atari_of_two_stones_that_kills_nothing() -> None:
+    # Black's A3 joins A4 in atari beside two white groups: a self-atari that is no sacrifice
+    position, s = _arrays(SACRIFICES[-1][1])
+    work = np.empty_like(s)
+    a3 = position.parse_move("A3").to_action(position.size)
+    assert f.self_atari(s, position.size, a3, BLACK, False, work)
+    assert f.bad_self_atari(s, position.size, a3, BLACK, False, work)
