@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from go_positions import PACHI_BULKY_FIVE
 from imago.agents.go import _mcts as km
 from imago.agents.go import _playouts as hk
 from imago.agents.go._patterns import POLICY_PATTERN, pattern_table
@@ -15,23 +16,6 @@ from imago.games.go import fastpath as gf
 from imago.games.go.position import GoPosition
 
 BLACK, WHITE = 1, 2
-
-
-# White's lower-left group of a lost game against Pachi (move 59, Black to play): White
-# thought it alive, in seki with Black's three stones A3-A2-B2. In the game Black played A4,
-# then B3, which put five stones in atari inside White's group; White's capture left the bulky
-# five A2-A3-A4-B2-B3, and Black's A3 killed (GNU Go: all ten white stones dead).
-PACHI_GAME = """
-    X X O O . O . . .
-    . X X O O O . . .
-    X . X X O . O . .
-    O X X O O O . O .
-    O O X O X X O . .
-    . O O X X O O O .
-    X . O X . X X O .
-    X X O X X . X X X
-    . O O O X . X . X
-"""
 
 
 def _arrays(diagram: str, to_play: str = "black") -> tuple[GoPosition, np.ndarray]:
@@ -121,9 +105,9 @@ def test_the_vital_point_of_an_eye_space_beside_the_last_move(
 
 @pytest.mark.parametrize("policy", [hk.POLICY_HEAVY, POLICY_PATTERN])
 def test_playouts_kill_a_group_whose_eye_space_holds_a_nakade(policy: int) -> None:
-    """GNU Go counts White's lower-left group of :data:`PACHI_GAME` dead; the playouts, which
+    """GNU Go counts White's lower-left group of :data:`PACHI_BULKY_FIVE` dead; the playouts, which
     once never killed it (they would not sacrifice two or more stones), now mostly do."""
-    position, s0 = _arrays(PACHI_GAME)
+    position, s0 = _arrays(PACHI_BULKY_FIVE)
     c3 = _action(position, "C3")  # one of the group's stones
     rng = gf.seed_rng(3)
     table = pattern_table()

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 
+from go_positions import PACHI_TWO_STONE_SACRIFICE
 from imago.core.color import Color
 from imago.core.move import Move, Point
 from imago.games.go import (
@@ -469,25 +470,10 @@ def test_count_type_is_exported() -> None:
 
 
 def test_a_group_killed_by_a_two_stone_sacrifice_is_dead() -> None:
-    # The end of a game against Pachi 12.90 (seed 53, game 24; komi 7, area). White's eleven
-    # stones at the top left have two liberties, B8 and C9, around Black's B9. Black C9
-    # sacrifices two stones: White captures at B8 and is left one two-point eye (E9's ko is
-    # Black's to close at F9 first). GNU Go 3.8's final_score and Pachi count B+10.
-    position = finished(
-        """
-        O X . O X . X . X
-        O . O O O X . X .
-        O O O O X X X X X
-        X O X X O O X O O
-        X X . X X O O . O
-        X . X X X O O O .
-        X X O O O . O . O
-        X X X O O . O . O
-        X X O O O O O O .
-        """,
-        Scoring.AREA,
-        komi=7.0,
-    )
+    # Black's C9 puts B9-C9 in atari inside White's top-left group; the capture leaves White
+    # one two-point eye: GNU Go 3.8 and Pachi count B+10 (see PACHI_TWO_STONE_SACRIFICE)
+    position = finished(PACHI_TWO_STONE_SACRIFICE, Scoring.AREA, komi=7.0)
     judged = count(position)
     assert Point(0, 0) in judged.dead  # A9, of White's top-left group
     assert judged.outcome.winner is Color.BLACK
+    assert (judged.outcome.black_score or 0.0) - (judged.outcome.white_score or 0.0) == 10

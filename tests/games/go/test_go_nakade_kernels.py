@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from go_positions import PACHI_BULKY_FIVE, PACHI_TWO_STONE_SACRIFICE
 from imago.core.color import Color
 from imago.games.go import fastpath as f
 from imago.games.go.position import GoPosition
@@ -67,44 +68,12 @@ def _arrays(diagram: str) -> tuple[GoPosition, np.ndarray]:
 
 # (why, diagram, Black's move, a nakade sacrifice)
 SACRIFICES = [
-    # White's lower-left group of a game against Pachi: Black's B3 puts five stones in atari
-    # inside it, and White's capture leaves the bulky five A2-A3-A4-B2-B3 (GNU Go: all ten
-    # white stones dead)
-    ("five stones leaving a bulky five", """
-        X X O O . O . . .
-        . X X O O O . . .
-        X . X X O . O . .
-        O X X O O O . O .
-        O O X O X X O . .
-        X O O X X O O O .
-        X . O X . X X O .
-        X X O X X . X X X
-        . O O O X . X . X
-     """, "B3", True),
-    ("the same group, before: A4 leaves two liberties (B3, A1), no atari", """
-        X X O O . O . . .
-        . X X O O O . . .
-        X . X X O . O . .
-        O X X O O O . O .
-        O O X O X X O . .
-        . O O X X O O O .
-        X . O X . X X O .
-        X X O X X . X X X
-        . O O O X . X . X
-     """, "A4", False),
-    # the end of another game against Pachi: White's top-left group has two liberties, B8
-    # and C9; C9 puts B9-C9 in atari, and White's capture at B8 leaves a two-point eye
-    ("two stones leaving a two-point eye", """
-        O X . O X . X . X
-        O . O O O X . X .
-        O O O O X X X X X
-        X O X X O O X O O
-        X X . X X O O . O
-        X . X X X O O O .
-        X X O O O . O . O
-        X X X O O . O . O
-        X X O O O O O O .
-     """, "C9", True),
+    # White's lower-left group of a game against Pachi, before and after Black's A4
+    ("A4 leaves the five stones two liberties (B3, A1)", PACHI_BULKY_FIVE, "A4", False),
+    ("five stones leaving a bulky five",
+     PACHI_BULKY_FIVE.replace(". O O X X O O O .", "X O O X X O O O ."), "B3", True),
+    # the end of another: C9 puts B9-C9 in atari, White's capture at B8 leaves a two-point eye
+    ("two stones leaving a two-point eye", PACHI_TWO_STONE_SACRIFICE, "C9", True),
     ("three stones along the edge leaving a straight three", """
         X X . . O . .
         O O O O O . .
