@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from go_positions import PACHI_BULKY_FIVE, PACHI_TWO_STONE_SACRIFICE
 from imago.core.color import Color
@@ -126,3 +128,77 @@ def test_a_bad_self_atari_is_a_self_atari_of_two_stones_that_kills_nothing() -> 
     a3 = position.parse_move("A3").to_action(position.size)
     assert f.self_atari(s, position.size, a3, BLACK, False, work)
     assert f.bad_self_atari(s, position.size, a3, BLACK, False, work)
+
+
+def _string(board: np.ndarray, start: tuple[int, int]) -> set[tuple[int, int]]:
+    """The stones of the string on ``start`` of a square ``board``: a plain flood fill."""
+    colour, size = board[start], board.shape[0]
+    seen, todo = {start}, [start]
+    while todo:
+        r, c = todo.pop()
+        for q in ((r + 1, c), (r - 1, c), (r, c + 1), (r, c - 1)):
+            if 0 <= q[0] < size and 0 <= q[1] < size and q not in seen and board[q] == colour:
+                seen.add(q)
+                todo.append(q)
+    return seen
+
+
+def _beside(points: set[tuple[int, int]], size: int) -> set[tuple[int, int]]:
+    return {
+        q
+        for r, c in points
+        for q in ((r + 1, c), (r - 1, c), (r, c + 1), (r, c - 1))
+        if 0 <= q[0] < size and 0 <= q[1] < size and q not in points
+    }
+
+
+def _killable(points: set[tuple[int, int]]) -> bool:
+    """The nakade shapes, read from the points' neighbour counts and 2x2 squares."""
+    degrees = [len(_beside({p}, 99) & points) for p in points]
+    square = any({(r + 1, c), (r, c + 1), (r + 1, c + 1)} <= points for r, c in points)
+    k = len(points)
+    return {4: square or max(degrees) == 3, 5: square or max(degrees) == 4}.get(
+        k, k <= 3 or (k == 6 and square and max(degrees) == 4)
+    )
+
+
+def _sacrifice_read_by_hand(s: np.ndarray, size: int, p: int, colour: int) -> bool:
+    """The definition, on the board after the move: a string of two to six stones with one
+    liberty, every other neighbour of it and of that liberty a stone of one enemy string, which
+    the string's capture would leave a killable eye space."""
+    t = s.copy()
+    assert f.play(t, size, p, colour, False) == f.OK
+    board = t[: size * size].reshape(size, size)
+    string = _string(board, divmod(p, size))
+    around = _beside(string, size)
+    liberties = [q for q in around if board[q] == 0]
+    if not 2 <= len(string) <= 6 or len(liberties) != 1:
+        return False
+    enemies = [q for q in around if board[q] == 3 - colour]
+    enclosing = _string(board, enemies[0]) if enemies else set()
+    lib_sides = _beside({liberties[0]}, size) - string
+    return (
+        all(q in enclosing for q in enemies)
+        and all(q in enclosing for q in lib_sides)
+        and _killable(string)
+    )
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), size=st.sampled_from([5, 7, 9]), plies=st.integers(20, 120))
+def test_nakade_sacrifice_agrees_with_the_board_read_by_hand(
+    seed: int, size: int, plies: int
+) -> None:
+    """On random positions, for every legal point and both colours, against the definition
+    read on the board after the move with plain flood fills."""
+    s = f.new_state(size)
+    rng = f.seed_rng(seed)
+    for _ in range(plies):
+        colour = int(s[f.header(size) + f.F_TO_PLAY])
+        f.play(s, size, f.random_move(s, size, colour, False, rng), colour, False)
+    work = np.empty_like(s)
+    for colour in (BLACK, WHITE):
+        for p in range(size * size):
+            if f.check(s, size, p, colour, False) == f.OK:
+                expected = _sacrifice_read_by_hand(s, size, p, colour)
+                assert f.nakade_sacrifice(s, size, p, colour, False, work) is expected, (p, colour)

@@ -85,6 +85,39 @@ def vital_point(points: np.ndarray, k: int, size: int) -> int:
     return best
 
 
+@njit(cache=True, inline="always")
+def _may_enclose(s: np.ndarray, size: int, p: int, color: int) -> bool:
+    """What :func:`nakade_sacrifice` can tell without playing ``p``: the group it makes has at
+    most six stones, and the opponent's stones beside ``p`` that it does not capture are of one
+    group (they stay beside the sacrificed group, which one group must enclose)."""
+    nn = size * size
+    other = 3 - color
+    g0 = g1 = g2 = g3 = -1
+    stones = 1
+    enclosing = -1
+    for q in _neighbors(p, size):
+        if q < 0:
+            continue
+        if s[q] == color:
+            g = group_head(s, nn, q)
+            if g != g0 and g != g1 and g != g2 and g != g3:
+                stones += group_size(s, nn, g)
+                if g0 < 0:
+                    g0 = g
+                elif g1 < 0:
+                    g1 = g
+                elif g2 < 0:
+                    g2 = g
+                else:
+                    g3 = g
+        elif s[q] == other and atari_liberty(s, nn, q) != p:
+            head = group_head(s, nn, q)
+            if enclosing >= 0 and head != enclosing:
+                return False
+            enclosing = head
+    return stones <= 6
+
+
 @njit(cache=True)
 def nakade_sacrifice(
     s: np.ndarray, size: int, p: int, color: int, suicide_allowed: bool, work: np.ndarray
@@ -94,11 +127,10 @@ def nakade_sacrifice(
     neighbour of that liberty but the group, is a stone of that one group, or off the board),
     so that its capture leaves that group a :func:`nakade_shape` for an eye space: the
     sacrifice that kills. Plays the move on ``work`` (as long as ``s``)."""
+    if not _may_enclose(s, size, p, color):
+        return False
     nn = size * size
     other = 3 - color
-    for q in _neighbors(p, size):
-        if q >= 0 and s[q] == color and group_size(s, nn, group_head(s, nn, q)) >= 6:
-            return False  # seven stones or more once joined: settled without playing the move
     work[: s.shape[0]] = s
     if play(work, size, p, color, suicide_allowed) != OK or work[p] != color:
         return False
