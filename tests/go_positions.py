@@ -1,7 +1,24 @@
-"""Go positions from real games that several tests read, as diagrams (``X`` Black, ``O``
-White, row 9 first)."""
+"""Go positions that several tests read: from real games, as diagrams (``X`` Black, ``O``
+White, row 9 first), and random ones as fast-path state arrays."""
 
 from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+
+from imago.games.go import fastpath as f
+
+
+def random_state(size: int, seed: int, plies: int) -> npt.NDArray[np.int64]:
+    """A fast-path state after ``plies`` random sensible moves (``fastpath.random_move``,
+    suicide off) from the empty ``size`` board."""
+    s = f.new_state(size)
+    rng = f.seed_rng(seed)
+    for _ in range(plies):
+        colour = int(s[f.header(size) + f.F_TO_PLAY])
+        f.play(s, size, f.random_move(s, size, colour, False, rng), colour, False)
+    return s
+
 
 PACHI_BULKY_FIVE = """
     X X O O . O . . .

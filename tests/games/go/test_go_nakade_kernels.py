@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from go_positions import PACHI_BULKY_FIVE, PACHI_TWO_STONE_SACRIFICE
+from go_positions import PACHI_BULKY_FIVE, PACHI_TWO_STONE_SACRIFICE, random_state
 from imago.core.color import Color
 from imago.games.go import fastpath as f
 from imago.games.go.position import GoPosition
@@ -191,11 +191,7 @@ def test_nakade_sacrifice_agrees_with_the_board_read_by_hand(
 ) -> None:
     """On random positions, for every legal point and both colours, against the definition
     read on the board after the move with plain flood fills."""
-    s = f.new_state(size)
-    rng = f.seed_rng(seed)
-    for _ in range(plies):
-        colour = int(s[f.header(size) + f.F_TO_PLAY])
-        f.play(s, size, f.random_move(s, size, colour, False, rng), colour, False)
+    s = random_state(size, seed, plies)
     work = np.empty_like(s)
     for colour in (BLACK, WHITE):
         for p in range(size * size):

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from go_positions import random_state
 from imago.games.go import fastpath as f
 from imago.games.go.position import GoPosition
 
@@ -116,11 +117,7 @@ def _played_out(s: np.ndarray, size: int, p: int, colour: int) -> tuple[int, int
 def test_both_agree_with_the_move_played_out(seed: int, size: int, plies: int) -> None:
     """On random positions, for every legal point and both colours (suicide allowed), against
     the move played and its string's liberties counted."""
-    s = f.new_state(size)
-    rng = f.seed_rng(seed)
-    for _ in range(plies):
-        colour = int(s[f.header(size) + f.F_TO_PLAY])
-        f.play(s, size, f.random_move(s, size, colour, False, rng), colour, False)
+    s = random_state(size, seed, plies)
     work = np.empty_like(s)
     for colour in (BLACK, WHITE):
         for p in range(size * size):
