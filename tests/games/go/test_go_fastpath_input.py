@@ -107,9 +107,9 @@ CASES: list[tuple[str, str, Call]] = [
      lambda s, o, r: f.bad_self_atari(_capture_state(), SIZE, 1, 1, False, o)),
     ("bad_self_atari", "a 19x19 size on a 9x9 array",
      lambda s, o, r: f.bad_self_atari(s, 19, 0, 1, False, s.copy())),
+    # the unchecked kernel calls any k <= 3 a killable shape without reading a point
     ("nakade_shape", "more points than the array holds",
-     lambda s, o, r: f.nakade_shape(o[:3], 4, SIZE)),
-    ("nakade_shape", "no points", lambda s, o, r: f.nakade_shape(o, 0, SIZE)),
+     lambda s, o, r: f.nakade_shape(o[:0], 2, SIZE)),
     ("nakade_shape", "size 40", lambda s, o, r: f.nakade_shape(o, 3, 40)),
     ("vital_point", "more points than the array holds",
      lambda s, o, r: f.vital_point(o[:2], 6, SIZE)),
