@@ -79,14 +79,14 @@ def test_az_plays_8x8_othello_with_the_network_self_play_improved() -> None:
 
 
 def test_az_plays_9x9_go_with_the_network_self_play_improved() -> None:
-    """The ``az`` default on 9x9 Go is the self-play network (``go9_b5c48_rl152.pt``, on the
-    ``libs8`` inputs: 72.8 % against generation 100, which scored 59.2 % against generation 56,
-    which scored 59.0 % against generation 37, and so on back to the supervised network, over
-    200 games each counted by GNU Go; its README), while ``policy`` and ``nnmcts`` keep the
-    supervised one."""
+    """The ``az`` default on 9x9 Go is the self-play network (``go9_b5c48_rl176.pt``, on the
+    ``libs8`` inputs: 58.5 % against generation 152 in the default engine, which scored 72.8 %
+    against generation 100, which scored 59.2 % against generation 56, and so on back to the
+    supervised network, over 200 games each counted by GNU Go; its README), while ``policy``
+    and ``nnmcts`` keep the supervised one."""
     from imago.nn.shipped import az_model
 
-    assert az_model("go", 9).name == "go9_b5c48_rl152.pt"
+    assert az_model("go", 9).name == "go9_b5c48_rl176.pt"
     assert shipped_model("go", 9).name == "go9_policy_b5c48.pt"
     agent = make_agent("az", "go", {"simulations": "16"}, seed=1, size=9)
     state = make("go", size=9)

@@ -26,7 +26,7 @@ SHIPPED_MODELS: dict[tuple[str, int], Path] = {
 
 SHIPPED_AZ_MODELS: dict[tuple[str, int], Path] = {
     ("othello", 6): DATA / "othello6_az_b4c32.pt",
-    ("go", 9): DATA / "go9_b5c48_rl152.pt",  # the 9x9 network above, improved by imago rl
+    ("go", 9): DATA / "go9_b5c48_rl176.pt",  # the 9x9 network above, improved by imago rl
     ("othello", 8): DATA / "othello8_b5c48_rl208.pt",  # the 8x8 network above, improved by imago rl
 }
 """Shipped self-play (``imago rl``) networks by ``(game, board size)``: the ``az`` agent's
