@@ -92,7 +92,7 @@ def _may_enclose(s: np.ndarray, size: int, p: int, color: int) -> bool:
     group (they stay beside the sacrificed group, which one group must enclose)."""
     nn = size * size
     other = 3 - color
-    g0 = g1 = g2 = g3 = -1
+    g0 = g1 = g2 = -1  # the groups counted (a fourth neighbour has only these to repeat)
     stones = 1
     enclosing = -1
     for q in _neighbors(p, size):
@@ -100,16 +100,15 @@ def _may_enclose(s: np.ndarray, size: int, p: int, color: int) -> bool:
             continue
         if s[q] == color:
             g = group_head(s, nn, q)
-            if g != g0 and g != g1 and g != g2 and g != g3:
-                stones += group_size(s, nn, g)
-                if g0 < 0:
-                    g0 = g
-                elif g1 < 0:
-                    g1 = g
-                elif g2 < 0:
-                    g2 = g
-                else:
-                    g3 = g
+            if g == g0 or g == g1 or g == g2:  # noqa: SIM109 (plain compares for numba)
+                continue
+            stones += group_size(s, nn, g)
+            if g0 < 0:
+                g0 = g
+            elif g1 < 0:
+                g1 = g
+            else:
+                g2 = g
         elif s[q] == other and atari_liberty(s, nn, q) != p:
             head = group_head(s, nn, q)
             if enclosing >= 0 and head != enclosing:
