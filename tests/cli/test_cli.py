@@ -48,7 +48,17 @@ def test_the_default_opponent_searches_with_two_threads_on_two_cores(monkeypatch
     name, options = parse_agent_spec(spec)
     assert make_agent(name, "go", options, seed=1, size=7).options.threads == 2
     assert strongest_agent("go", 13) == strongest_agent("go", 19) == "nnmcts:threads=2"
-    # 9x9 ships a self-play network: az with playouts mixed in beats nnmcts there
+    # 9x9 ships a self-play network: az with playouts mixed in beats nnmcts there, and on
+    # two cores runs its playouts on the second
+    spec = strongest_agent("go", 9)
+    assert spec == "az:mix=0.5,playout_thread=true"
+    name, options = parse_agent_spec(spec)
+    agent = make_agent(name, "go", options, seed=1, size=9)
+    try:
+        assert agent.options.mix == 0.5 and agent.options.playout_thread
+    finally:
+        agent.close()
+    monkeypatch.setattr(os, "cpu_count", lambda: 1)
     assert strongest_agent("go", 9) == "az:mix=0.5"
 
 

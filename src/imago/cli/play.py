@@ -16,8 +16,8 @@ def play(
     white: str = typer.Option(
         None,
         help="human, or an agent: NAME[:option=value,...] (default: imago's strongest engine: "
-        "az:mix=0.5 on 9x9 Go when torch is installed, nnmcts on 13x13 and 19x19, else mcts "
-        "with two search threads on a machine with two cores; alphabeta for Othello).",
+        "az:mix=0.5 on 9x9 Go when torch is installed, nnmcts on 13x13 and 19x19, else mcts, "
+        "each searching on two cores where there are two; alphabeta for Othello).",
         show_default=False,
     ),
     hint: str = typer.Option(
