@@ -16,7 +16,7 @@ def analyze(
         None,
         help="The engine: NAME[:option=value,...] (default: the strongest for the board, as "
         "imago play chooses: az:mix=0.5 on 9x9 Go, nnmcts on 13x13 and 19x19, "
-        "alphabeta in Othello, else mcts).",
+        "alphabeta in Othello, else mcts; Go searches on two cores where there are two).",
     ),
     seconds: float = typer.Option(1.0, help="Seconds of search per position."),
     playouts: int = typer.Option(None, help="Playouts per position instead of a time (MCTS)."),

@@ -18,7 +18,8 @@ def gtp(
         None,
         help="The agent: NAME or NAME:option=value,... (see `imago agents`; default: the "
         "strongest for the game and board, as `imago play` plays: az:mix=0.5 on 9x9 Go, "
-        "nnmcts on 13x13 and 19x19, mcts on other Go boards, alphabeta in Othello).",
+        "nnmcts on 13x13 and 19x19, mcts on other Go boards, each on two cores where there "
+        "are two; alphabeta in Othello).",
         show_default=False,
     ),
     move_time: float = typer.Option(

@@ -18,7 +18,8 @@ def serve(
     go_engine: str = typer.Option(
         "auto",
         help="Default opponent, analysis and hint engine for Go (auto: the strongest for each "
-        "board: az:mix=0.5 on 9x9, nnmcts on 13x13 and 19x19, else mcts).",
+        "board: az:mix=0.5 on 9x9, nnmcts on 13x13 and 19x19, else mcts; each on two cores "
+        "where there are two).",
     ),
     othello_engine: str = typer.Option(
         "auto",
