@@ -75,32 +75,41 @@ def test_selfplay_on_processes_plays_the_games_of_one_process_and_survives_a_kil
     assert inline == processes  # the same games, by worker and index, on either executor
     assert {worker for worker, _ in inline} == {"Aw0", "Aw1"}
 
-    # a worker killed in the middle: its share is played by the other, nothing twice
+    # a worker killed in the middle: its share is played by the other, nothing twice. Killed
+    # only while every worker has games still to play (at most `early` of the 12 done, 6 a
+    # worker): a worker killed after its last game came back has lost nothing, and the pool
+    # would rightly count no loss (a busy machine can starve this watcher that long).
     folder = new_run(tmp_path / "killed")
+    games, early = 12, 4
     with ProcessExecutor(2) as executor:
         pool = SelfPlayPool(executor, folder, config, 2, name="K", step_games=1)
         killed: list[int] = []
+        missed: list[int] = []
         finished = threading.Event()
 
         def kill_a_busy_worker() -> None:  # polled, not at reports: a game may be short
-            while not killed and not finished.wait(0.005):
-                busy = executor.pids(busy=True)
-                if pool.tally.done >= 1 and busy:
+            while not killed and not missed and not finished.wait(0.005):
+                busy, done = executor.pids(busy=True), pool.tally.done
+                if done > early:
+                    missed.append(done)
+                elif done >= 1 and busy:
                     os.kill(busy[-1], signal.SIGKILL)
                     killed.append(busy[-1])
 
         watcher = threading.Thread(target=kill_a_busy_worker, daemon=True)
         watcher.start()
         try:
-            pool.play(games=8)
+            pool.play(games=games)
         finally:  # a failing pool leaves no thread polling a closed executor
             finished.set()
             watcher.join()
         pool.close()
-    games = selfplay_games(folder)
+    played = selfplay_games(folder)
+    if missed and not killed:
+        pytest.skip(f"the machine was too busy: {missed[0]} games done before the watcher ran")
     assert killed and pool.lost == 1
     assert any(name.endswith("r1") for name in pool.names())  # a replacement, named anew
-    assert len(games) >= 8 and folder.games_in_round(0) == len(games)
+    assert len(played) >= games and folder.games_in_round(0) == len(played)
     assert [row["worker"] for row in folder.metrics("worker_lost")] == [
         n for n in ("Kw0", "Kw1") if n not in pool.names()
     ]

@@ -146,6 +146,29 @@ def _neighbors(p: int, size: int) -> tuple[int, int, int, int]:
     return (up, down, left, right)
 
 
+@njit(cache=True, inline="always")
+def first_meeting(g: int, g0: int, g1: int, g2: int) -> tuple[bool, int, int, int]:
+    """Whether the group ``g`` is none of ``g0, g1, g2`` (the groups already met around one
+    point, ``-1`` for a free slot), and the three with ``g`` in the first free slot. A point
+    has four neighbours, so three slots do: the fourth group met is compared with no other.
+    The loop around a point that counts each neighbouring group once::
+
+        g0 = g1 = g2 = -1
+        for q in _neighbors(p, size):
+            ...
+            new, g0, g1, g2 = first_meeting(g, g0, g1, g2)
+            if not new:
+                continue
+    """
+    if g == g0 or g == g1 or g == g2:  # noqa: SIM109 (plain comparisons for numba)
+        return False, g0, g1, g2
+    if g0 < 0:
+        return True, g, g1, g2
+    if g1 < 0:
+        return True, g0, g, g2
+    return True, g0, g1, g
+
+
 @njit(cache=True)
 def board_liberties(b: np.ndarray, size: int, out: np.ndarray) -> None:
     """``out[p]``: the number of liberties of the group on ``p`` (0 on an empty point), from the
@@ -459,9 +482,7 @@ def result_hash(s: np.ndarray, size: int, p: int, color: int) -> int:
     nn = size * size
     h = 10 * nn
     key = s[h + F_HASH] ^ zobrist(color, p)
-    g0 = -1
-    g1 = -1
-    g2 = -1
+    g0 = g1 = g2 = -1
     liberty = False
     friends = 0
     for q in _neighbors(p, size):
@@ -472,14 +493,9 @@ def result_hash(s: np.ndarray, size: int, p: int, color: int) -> int:
             liberty = True
             continue
         g = s[nn + q]
-        if g == g0 or g == g1 or g == g2:  # noqa: SIM109 (numba: plain comparisons)
+        new, g0, g1, g2 = first_meeting(g, g0, g1, g2)
+        if not new:
             continue
-        if g0 < 0:
-            g0 = g
-        elif g1 < 0:
-            g1 = g
-        else:
-            g2 = g
         if v == color:
             if not _in_atari(s, nn, g):
                 liberty = True

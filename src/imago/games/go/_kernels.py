@@ -70,6 +70,7 @@ from imago.games.go._board import (
     board_liberties,
     check,
     empty_at,
+    first_meeting,
     group_head,
     group_size,
     header,
@@ -292,21 +293,14 @@ def self_atari(
                 return True  # suicide
             g = group_head(work, nn, p)
             return group_size(work, nn, g) >= 2 and atari_liberty(work, nn, p) >= 0
-    g0 = -1
-    g1 = -1
-    g2 = -1
+    g0 = g1 = g2 = -1
     for q in _neighbors(p, size):
         if q < 0 or s[q] != color:
             continue
         g = group_head(s, nn, q)
-        if g == g0 or g == g1 or g == g2:  # noqa: SIM109 (plain compares for numba)
+        new, g0, g1, g2 = first_meeting(g, g0, g1, g2)
+        if not new:
             continue
-        if g0 < 0:
-            g0 = g
-        elif g1 < 0:
-            g1 = g
-        else:
-            g2 = g
         x = g
         while True:
             for y in _neighbors(x, size):

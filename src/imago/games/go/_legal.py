@@ -38,6 +38,7 @@ from imago.games.go._board import (
     _in_atari,
     _neighbors,
     atari_heads,
+    first_meeting,
     group_head,
     play,
     result_hash,
@@ -110,22 +111,14 @@ def _captured_hash(s: np.ndarray, size: int, p: int, other: int) -> int:
     suicides too)."""
     nn = size * size
     key = 0
-    g0 = -1
-    g1 = -1
-    g2 = -1
+    g0 = g1 = g2 = -1
     for q in _neighbors(p, size):
         if q < 0 or s[q] != other:
             continue
         g = s[nn + q]
-        if g == g0 or g == g1 or g == g2 or not _in_atari(s, nn, g):  # noqa: SIM109
-            continue
-        key ^= s[6 * nn + g]
-        if g0 < 0:
-            g0 = g
-        elif g1 < 0:
-            g1 = g
-        else:
-            g2 = g
+        new, g0, g1, g2 = first_meeting(g, g0, g1, g2)
+        if new and _in_atari(s, nn, g):
+            key ^= s[6 * nn + g]
     return key
 
 

@@ -18,6 +18,7 @@ from imago.games.go._board import (
     OK,
     _neighbors,
     atari_liberty,
+    first_meeting,
     group_head,
     group_size,
     next_stone,
@@ -100,15 +101,9 @@ def _may_enclose(s: np.ndarray, size: int, p: int, color: int) -> bool:
             continue
         if s[q] == color:
             g = group_head(s, nn, q)
-            if g == g0 or g == g1 or g == g2:  # noqa: SIM109 (plain compares for numba)
-                continue
-            stones += group_size(s, nn, g)
-            if g0 < 0:
-                g0 = g
-            elif g1 < 0:
-                g1 = g
-            else:
-                g2 = g
+            new, g0, g1, g2 = first_meeting(g, g0, g1, g2)
+            if new:
+                stones += group_size(s, nn, g)
         elif s[q] == other and atari_liberty(s, nn, q) != p:
             head = group_head(s, nn, q)
             if enclosing >= 0 and head != enclosing:
