@@ -34,15 +34,14 @@ def test_unknown_benchmark_is_an_error():
 
 
 def test_the_default_opponent_searches_with_two_threads_on_two_cores(monkeypatch):
-    import os
-
+    import imago.cluster.local
     from imago.agents.registry import make_agent, parse_agent_spec
     from imago.nn.shipped import strongest_agent
 
     assert strongest_agent("othello", None) == "alphabeta"
-    monkeypatch.setattr(os, "cpu_count", lambda: 1)
+    monkeypatch.setattr(imago.cluster.local, "cpu_count", lambda: 1)
     assert strongest_agent("go", 7) == "mcts"  # no network for 7x7
-    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(imago.cluster.local, "cpu_count", lambda: 2)
     spec = strongest_agent("go", 7)
     assert spec == "mcts:threads=2"
     name, options = parse_agent_spec(spec)
@@ -58,7 +57,20 @@ def test_the_default_opponent_searches_with_two_threads_on_two_cores(monkeypatch
         assert agent.options.mix == 0.5 and agent.options.playout_thread
     finally:
         agent.close()
-    monkeypatch.setattr(os, "cpu_count", lambda: 1)
+    monkeypatch.setattr(imago.cluster.local, "cpu_count", lambda: 1)
+    assert strongest_agent("go", 9) == "az:mix=0.5"
+
+
+def test_the_default_opponent_counts_the_cores_this_process_may_use(monkeypatch):
+    """A machine of two cores where this process is pinned to one (taskset, a container's
+    cpuset) gets the one-thread engines: a second thread would only share the core."""
+    import os
+
+    from imago.nn.shipped import strongest_agent
+
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0}, raising=False)
+    assert strongest_agent("go", 7) == "mcts"
     assert strongest_agent("go", 9) == "az:mix=0.5"
 
 

@@ -101,12 +101,12 @@ def strongest_agent(game: str, size: int | None = None) -> str:
     0.25 s a move). The default opponent of ``imago play``, the agent ``hint`` asks there,
     ``imago gtp``'s and ``imago analyze``'s agent, and the browser board's ``auto``."""
     import importlib.util
-    import os
 
+    from imago.cluster.local import cpu_count
     from imago.games import default_size
 
     board = size or default_size(game)
-    two_cores = (os.cpu_count() or 1) >= 2
+    two_cores = cpu_count() >= 2  # the cores this process may use, not the machine's
     threads = ":threads=2" if two_cores else ""
     torch = importlib.util.find_spec("torch") is not None
     if game == "othello":
