@@ -14,16 +14,20 @@ from imago.nn.dataset import read_shard, unpack, write_shard
 from imago.nn.rl_train import draw_batch
 from imago.rl import checkpoint
 from imago.rl.config import LoopConfig, smoke_config
-from imago.rl.folder import RunFolder, read_infos
+from imago.rl.folder import RunError, RunFolder, read_infos
 from imago.rl.plots import anchor_curve, reference_elo
 from imago.rl.selfplay import GameSpec
 from imago.rl.stages import (
+    anchor_generations,
     bootstrap,
+    change_settings,
     compute_used,
     gather,
     init,
+    load_config,
     load_listed,
     loop,
+    references,
     self_play,
     train,
 )
@@ -138,6 +142,51 @@ def test_a_checkpoint_keeps_the_anchor_the_newest_and_the_promoted_networks(
     saved = torch.load(tmp_path / "checkpoint" / "trainer.pt", weights_only=True)
     momenta = [s["momentum_buffer"] for s in saved["optimizer"]["state"].values()]
     assert momenta and all(m.dtype == torch.float16 for m in momenta)
+
+
+@pytest.mark.parametrize(
+    ("anchors", "kept"),
+    [
+        ((0,), [0, 2]),  # generation 0 always: the Elo curve's anchor
+        ((0, 1), [0, 1, 2]),  # an anchor between them: restored runs go on playing it
+        ((0, 1, 7), [0, 1, 2]),  # an anchor the run has not reached yet: nothing to keep
+    ],
+)
+def test_a_checkpoint_keeps_the_runs_anchor_networks_and_a_restored_run_plays_them(
+    tmp_path: Path, anchors: tuple[int, ...], kept: list[int]
+) -> None:
+    config = _config("othello", 6, **{"references.anchors": list(anchors)})
+    folder = _two_rounds(tmp_path / "run", config)
+    assert train(folder, config) == 2
+    folder.promote(2, "a test: the newest network is the promoted one")
+    checkpoint.write(folder, tmp_path / "checkpoint")
+    assert checkpoint.read_manifest(tmp_path / "checkpoint")["models"] == kept
+    restored = RunFolder(tmp_path / "new")
+    checkpoint.restore(tmp_path / "checkpoint", restored.root)
+    assert [g for g in range(3) if restored.model_path(g).is_file()] == kept
+    played = [a for a in anchors if a < 2]
+    assert anchor_generations(restored, config, 2) == played
+
+
+def test_an_anchor_the_run_no_longer_holds_is_refused_and_changes_nothing(
+    tmp_path: Path,
+) -> None:
+    """A restored run holds only its checkpoint's networks: an anchor set on one of the
+    others would fail hours later, at the next reference match."""
+    config = _config("othello", 6)
+    original = _two_rounds(tmp_path / "run", config)
+    assert train(original, config) == 2
+    checkpoint.write(original, tmp_path / "checkpoint")
+    restored = RunFolder(tmp_path / "new")
+    checkpoint.restore(tmp_path / "checkpoint", restored.root)
+    before = restored.settings()
+    with pytest.raises(RunError, match="no network of generation 1"):
+        change_settings(restored, {"references.anchors": [0, 1]})
+    assert restored.settings() == before
+    with pytest.raises(RunError, match="no network of generation 1"):
+        references(restored, config.with_changes({"references.anchors": [0, 1]}), 2)
+    change_settings(original, {"references.anchors": [0, 1]})  # the original holds it
+    assert load_config(original).references.anchors == (0, 1)
 
 
 def test_a_damaged_or_foreign_checkpoint_is_refused_and_makes_no_run(tmp_path: Path) -> None:

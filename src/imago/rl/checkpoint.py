@@ -14,7 +14,8 @@ folder, :func:`restore` makes a run folder from it::
       metrics.jsonl        the run's metrics log, whole (the Elo curve, the compute, ...)
       lineage.json         every generation's lineage, also of the models not kept
       models/000000.pt     generation 0, the anchor the run is measured against (float16)
-      models/NNNNNN.pt     the newest generation, and the promoted one when it is older
+      models/NNNNNN.pt     the newest generation, the promoted one when it is older, and the
+                           run's other anchors (``references.anchors``) that are older
       trainer.pt           the trainer's state: optimiser, step counts, weights (float16)
       window/RRRRRR-train.npz, RRRRRR-holdout.npz
                            the training window's games, round by round
@@ -98,7 +99,7 @@ class CheckpointSummary:
 def write(folder: RunFolder, target: str | Path) -> CheckpointSummary:
     """Write the compact checkpoint of the run in ``folder`` to ``target`` (a folder, replaced
     as a whole: a reader sees the old checkpoint or the new one)."""
-    from imago.rl.stages import compute_used, load_config
+    from imago.rl.stages import anchor_generations, compute_used, load_config
 
     config = load_config(folder)
     latest, best = folder.latest(), folder.best()
@@ -125,7 +126,7 @@ def write(folder: RunFolder, target: str | Path) -> CheckpointSummary:
                     np.savez_compressed(tmp, **window)  # type: ignore[arg-type]
                 games += int(window["file_games"].sum())
                 examples += len(window["policy"])
-        kept = sorted({0, best, latest})
+        kept = sorted({0, best, latest, *anchor_generations(folder, config, latest)})
         (staging / "models").mkdir()
         for generation in kept:
             _save_half(

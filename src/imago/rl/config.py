@@ -44,9 +44,10 @@ class ReferenceConfig:
 
     opponents: tuple[str, ...] = ()
     anchors: tuple[int, ...] = (0,)
-    """Generations of this run that each measured generation also plays (``0``: the network
-    the run started from, the anchor its Elo curve is measured against), at the same
-    simulations."""
+    """Generations of this run that each measured generation newer than them also plays
+    (``0``: the network the run started from, the anchor its Elo curve is measured against),
+    at the same simulations: each anchor is one more match of ``games`` games. A checkpoint
+    keeps their networks; ``imago rl set`` refuses one the run no longer holds."""
     games: int = 20
     simulations: int = 200
     every: int = 1

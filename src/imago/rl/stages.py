@@ -87,7 +87,11 @@ def changed_config(folder: RunFolder, changes: dict[str, Any]) -> LoopConfig:
             f"{', '.join(fixed)}: fixed once a run exists (the game, the network's shape and "
             "inputs); start a new run with `imago rl init`"
         )
-    return LoopConfig.from_json(changed_settings(folder.settings()["config"], changes))
+    config = LoopConfig.from_json(changed_settings(folder.settings()["config"], changes))
+    if "references.anchors" in changes or "references" in changes:
+        latest = folder.latest()
+        anchor_generations(folder, config, -1 if latest is None else latest + 1)
+    return config
 
 
 def change_settings(folder: RunFolder, changes: dict[str, Any]) -> LoopConfig:
@@ -654,8 +658,8 @@ def references(
     report: Report = _quiet,
 ) -> dict[str, Any]:
     """``generation`` against each fixed reference (``label=spec``) and each anchor generation
-    of the run (``anchors``, played at the same simulations), each an ``imago match`` folder
-    under ``refs/``; returns (and logs) the scores."""
+    of the run older than it (``anchors``, played at the same simulations), each an ``imago
+    match`` folder under ``refs/``; returns (and logs) the scores."""
     from imago.arena.match import Player, match_schedule, run_games
     from imago.arena.stats import score_interval
 
@@ -663,8 +667,7 @@ def references(
     done = [row for row in folder.metrics("references") if row.get("generation") == generation]
     opponents = [Player.parse(text) for text in refs.opponents] + [
         Player(f"gen{anchor}", az_spec(folder, anchor, refs.simulations))
-        for anchor in refs.anchors
-        if anchor != generation
+        for anchor in anchor_generations(folder, config, generation)
     ]
     if done or not opponents:
         return done[-1] if done else {}
@@ -706,6 +709,21 @@ def references(
             "elo_high": _finite(interval.elo_high),
         }
     return folder.log("references", generation=generation, scores=scores)
+
+
+def anchor_generations(folder: RunFolder, config: LoopConfig, before: int) -> list[int]:
+    """The run's anchor generations (:attr:`~imago.rl.config.ReferenceConfig.anchors`) older
+    than ``before``: those generation ``before`` plays in its reference matches, and the
+    networks a checkpoint must keep. :class:`RunError` for one whose network the folder lacks
+    (a run restored from a checkpoint holds only the networks the checkpoint kept)."""
+    anchors = sorted({anchor for anchor in config.references.anchors if anchor < before})
+    missing = [str(anchor) for anchor in anchors if not folder.model_path(anchor).is_file()]
+    if missing:
+        raise RunError(
+            f"references.anchors: {folder.root} holds no network of generation "
+            f"{', '.join(missing)} (a restored run holds only the networks its checkpoint kept)"
+        )
+    return anchors
 
 
 def _safe(label: str) -> str:
