@@ -168,6 +168,35 @@ def test_a_checkpoint_keeps_the_runs_anchor_networks_and_a_restored_run_plays_th
     assert anchor_generations(restored, config, 2) == played
 
 
+def test_a_restored_run_plays_its_anchors_and_its_status_shows_every_reference(
+    tmp_path: Path,
+) -> None:
+    from typer.testing import CliRunner
+
+    from imago.cli.app import app
+
+    changes = {"references.anchors": [0, 1], "references.games": 2}
+    config = _config("othello", 6, **changes, **{"references.opponents": ["rnd=random"]})
+    folder = _two_rounds(tmp_path / "run", config)
+    assert train(folder, config) == 2
+    checkpoint.write(folder, tmp_path / "checkpoint")
+    restored = RunFolder(tmp_path / "new")
+    checkpoint.restore(tmp_path / "checkpoint", restored.root)
+    played = references(restored, load_config(restored), 2)["scores"]
+    assert list(played) == ["rnd", "gen0", "gen1"]
+    assert all(score["games"] == 2 for score in played.values())
+    shown = CliRunner().invoke(app, ["rl", "status", str(restored.root)], env={"COLUMNS": "300"})
+    assert shown.exit_code == 0, shown.output
+    header = next(line for line in shown.output.splitlines() if "vs " in line)
+    assert [cell.strip() for cell in header.split("┃") if "vs " in cell] == [
+        "vs rnd",
+        "vs gen0",
+        "vs gen1",
+    ]
+    row = next(line for line in shown.output.splitlines() if line.startswith("│ 2 "))
+    assert row.count("of 2") == 3
+
+
 def test_an_anchor_the_run_no_longer_holds_is_refused_and_changes_nothing(
     tmp_path: Path,
 ) -> None:

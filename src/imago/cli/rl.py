@@ -768,7 +768,8 @@ def plot(
 
 @rl_app.command("status")
 def status(run: Path = RUN) -> None:
-    """What the run holds: generations, the promoted one, games per round, latest metrics."""
+    """What the run holds: generations, the promoted one, games per round, latest metrics,
+    and each generation's score against every reference and anchor it played."""
     from rich.table import Table
 
     folder, config = _folder(run)
@@ -781,6 +782,12 @@ def status(run: Path = RUN) -> None:
     from imago.rl.stages import compute_used
 
     exact = {row["generation"]: row for row in folder.metrics("exact")}
+    scores = {
+        (row["generation"], label): score
+        for row in folder.metrics("references")
+        for label, score in row.get("scores", {}).items()
+    }
+    opponents = list(dict.fromkeys(label for _, label in scores))  # in the order first played
     table = Table(
         "gen",
         "games",
@@ -791,23 +798,17 @@ def status(run: Path = RUN) -> None:
         *(["perfect play: value MSE / sign"] if exact else []),
         "gating",
         "promoted",
-        "vs gen 0",
+        *(f"vs {label}" for label in opponents),
     )
     evaluations = {row["generation"]: row for row in folder.metrics("evaluate")}
     trainings = {row["generation"]: row for row in folder.metrics("train")}
     validations = {row["generation"]: row for row in folder.metrics("validate")}
-    anchored = {
-        row["generation"]: row["scores"]["gen0"]
-        for row in folder.metrics("references")
-        if "gen0" in row.get("scores", {})
-    }
     made = {row["generation"]: "grown" for row in folder.metrics("grow")} | {
         row["generation"]: "adopted" for row in folder.metrics("adopt")
     }  # promoted when made, without a gating match
     for gen in sorted({0, *trainings, *made, *folder.generations()}):
         ev, tr, va = evaluations.get(gen), trainings.get(gen), validations.get(gen)
         records = va.get("records", {}) if va else {}
-        vs0 = anchored.get(gen)
         table.add_row(
             str(gen),
             str(folder.games_in_round(gen)),
@@ -820,9 +821,7 @@ def status(run: Path = RUN) -> None:
             if ev and "score" in ev
             else "",
             "yes" if ev and ev.get("promoted") else made.get(gen, ""),
-            f"{vs0['score']:.1%} [{vs0['low']:.1%}, {vs0['high']:.1%}] of {vs0['games']}"
-            if vs0
-            else "",
+            *(_reference_score(scores.get((gen, label))) for label in opponents),
         )
     console.print(table)
     used = compute_used(folder)
@@ -830,6 +829,15 @@ def status(run: Path = RUN) -> None:
         f"compute: {used['cpu_hours']:.2f} CPU-hours, {used['wall_hours']:.2f} hours of "
         f"machines ({used['gpu_hours']:.2f} with a GPU)"
     )
+
+
+def _reference_score(score: dict[str, Any] | None) -> str:
+    """A reference match's score with its interval, for ``imago rl status``."""
+    if score is None:
+        return ""
+    if "low" not in score:
+        return f"{score['score']:.1%} of {score['games']}"
+    return f"{score['score']:.1%} [{score['low']:.1%}, {score['high']:.1%}] of {score['games']}"
 
 
 @rl_app.command("checkpoint")
