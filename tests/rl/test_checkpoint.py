@@ -341,6 +341,23 @@ def test_a_negative_number_of_gating_games_is_refused() -> None:
         _config("othello", 6, **{"evaluation.games": -1})
 
 
+@pytest.mark.parametrize(
+    ("name", "value", "refusal"),
+    [
+        ("references.anchors", [-1], "list of generations"),
+        ("references.anchors", [0, 1.5], "list of generations"),
+        ("references.anchors", [True], "list of generations"),
+        ("references.anchors", "0", "list of generations"),
+        ("references.games", 0, r"references\.games must be >= 1"),
+    ],
+)
+def test_reference_settings_that_name_no_generation_or_no_game_are_refused(
+    name: str, value: object, refusal: str
+) -> None:
+    with pytest.raises(ValueError, match=refusal):
+        _config("othello", 6, **{name: value})
+
+
 def test_a_training_stopped_midway_keeps_its_network_in_the_checkpoint(tmp_path: Path) -> None:
     import torch
 

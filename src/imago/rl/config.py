@@ -54,6 +54,18 @@ class ReferenceConfig:
     opening_plies: int = 4
     jobs: int = 1
 
+    def __post_init__(self) -> None:
+        generations = isinstance(self.anchors, tuple) and all(
+            isinstance(a, int) and not isinstance(a, bool) and a >= 0 for a in self.anchors
+        )
+        if not generations:
+            shown = list(self.anchors) if isinstance(self.anchors, tuple) else self.anchors
+            raise ValueError(
+                f"references.anchors is a list of generations (whole numbers >= 0), not {shown!r}"
+            )
+        if self.games < 1:
+            raise ValueError(f"references.games must be >= 1 (got {self.games})")
+
 
 @dataclass(frozen=True, slots=True)
 class LoopConfig:
