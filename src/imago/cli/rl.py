@@ -19,11 +19,16 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
 from imago.cli._common import RAY_HELP, console, fail, open_executor
+
+if TYPE_CHECKING:
+    from rich.table import Table
+
+    from imago.rl.folder import RunFolder
 
 rl_app = typer.Typer(
     help="Learning by self-play: bootstrap, self-play, train, validate, evaluate, repeat.",
@@ -770,8 +775,6 @@ def plot(
 def status(run: Path = RUN) -> None:
     """What the run holds: generations, the promoted one, games per round, latest metrics,
     and each generation's score against every reference and anchor it played."""
-    from rich.table import Table
-
     folder, config = _folder(run)
     spec = config.spec
     console.print(
@@ -781,13 +784,26 @@ def status(run: Path = RUN) -> None:
     )
     from imago.rl.stages import compute_used
 
+    console.print(status_table(folder))
+    used = compute_used(folder)
+    console.print(
+        f"compute: {used['cpu_hours']:.2f} CPU-hours, {used['wall_hours']:.2f} hours of "
+        f"machines ({used['gpu_hours']:.2f} with a GPU)"
+    )
+
+
+def status_table(folder: RunFolder) -> Table:
+    """``imago rl status``'s table: a row per generation, a column per reference opponent
+    and anchor it played (in the order first played), from the run's metrics log."""
+    from rich.table import Table
+
     exact = {row["generation"]: row for row in folder.metrics("exact")}
     scores = {
         (row["generation"], label): score
         for row in folder.metrics("references")
         for label, score in row.get("scores", {}).items()
     }
-    opponents = list(dict.fromkeys(label for _, label in scores))  # in the order first played
+    opponents = list(dict.fromkeys(label for _, label in scores))
     table = Table(
         "gen",
         "games",
@@ -823,12 +839,7 @@ def status(run: Path = RUN) -> None:
             "yes" if ev and ev.get("promoted") else made.get(gen, ""),
             *(_reference_score(scores.get((gen, label))) for label in opponents),
         )
-    console.print(table)
-    used = compute_used(folder)
-    console.print(
-        f"compute: {used['cpu_hours']:.2f} CPU-hours, {used['wall_hours']:.2f} hours of "
-        f"machines ({used['gpu_hours']:.2f} with a GPU)"
-    )
+    return table
 
 
 def _reference_score(score: dict[str, Any] | None) -> str:
