@@ -145,6 +145,16 @@ def test_a_checkpoint_keeps_the_anchor_the_newest_and_the_promoted_networks(
     assert momenta and all(m.dtype == torch.float16 for m in momenta)
 
 
+def _restored_at_generation_2(tmp_path: Path, config: LoopConfig) -> tuple[RunFolder, RunFolder]:
+    """A run trained to generation 2, and the run restored from its checkpoint elsewhere."""
+    original = _two_rounds(tmp_path / "run", config)
+    assert train(original, config) == 2
+    checkpoint.write(original, tmp_path / "checkpoint")
+    restored = RunFolder(tmp_path / "new")
+    checkpoint.restore(tmp_path / "checkpoint", restored.root)
+    return original, restored
+
+
 @pytest.mark.parametrize(
     ("anchors", "kept"),
     [
@@ -153,17 +163,12 @@ def test_a_checkpoint_keeps_the_anchor_the_newest_and_the_promoted_networks(
         ((0, 1, 7), [0, 1, 2]),  # an anchor the run has not reached yet: nothing to keep
     ],
 )
-def test_a_checkpoint_keeps_the_runs_anchor_networks_and_a_restored_run_plays_them(
+def test_a_checkpoint_keeps_the_runs_anchor_networks_and_a_restored_run_holds_them(
     tmp_path: Path, anchors: tuple[int, ...], kept: list[int]
 ) -> None:
     config = _config("othello", 6, **{"references.anchors": list(anchors)})
-    folder = _two_rounds(tmp_path / "run", config)
-    assert train(folder, config) == 2
-    folder.promote(2, "a test: the newest network is the promoted one")
-    checkpoint.write(folder, tmp_path / "checkpoint")
+    _, restored = _restored_at_generation_2(tmp_path, config)
     assert checkpoint.read_manifest(tmp_path / "checkpoint")["models"] == kept
-    restored = RunFolder(tmp_path / "new")
-    checkpoint.restore(tmp_path / "checkpoint", restored.root)
     assert [g for g in range(3) if restored.model_path(g).is_file()] == kept
     played = [a for a in anchors if a < 2]
     assert anchor_generations(restored, config, 2) == played
@@ -178,11 +183,7 @@ def test_a_restored_run_plays_its_anchors_and_its_status_shows_every_reference(
 
     changes = {"references.anchors": [0, 1], "references.games": 2}
     config = _config("othello", 6, **changes, **{"references.opponents": ["rnd=random"]})
-    folder = _two_rounds(tmp_path / "run", config)
-    assert train(folder, config) == 2
-    checkpoint.write(folder, tmp_path / "checkpoint")
-    restored = RunFolder(tmp_path / "new")
-    checkpoint.restore(tmp_path / "checkpoint", restored.root)
+    _, restored = _restored_at_generation_2(tmp_path, config)
     played = references(restored, load_config(restored), 2)["scores"]
     assert list(played) == ["rnd", "gen0", "gen1"]
     assert all(score["games"] == 2 for score in played.values())
@@ -206,15 +207,16 @@ def test_an_anchor_the_run_no_longer_holds_is_refused_and_changes_nothing(
     """A restored run holds only its checkpoint's networks: an anchor set on one of the
     others would fail hours later, at the next reference match."""
     config = _config("othello", 6)
-    original = _two_rounds(tmp_path / "run", config)
-    assert train(original, config) == 2
-    checkpoint.write(original, tmp_path / "checkpoint")
-    restored = RunFolder(tmp_path / "new")
-    checkpoint.restore(tmp_path / "checkpoint", restored.root)
+    original, restored = _restored_at_generation_2(tmp_path, config)
     before = restored.settings()
-    with pytest.raises(RunError, match="no network of generation 1"):
+    with pytest.raises(RunError, match=r"no network of generation 1 .* those it holds: 0, 2"):
         change_settings(restored, {"references.anchors": [0, 1]})
+    with pytest.raises(RunError, match="no network of generation 1"):  # the section whole
+        change_settings(
+            restored, {"references": {**before["config"]["references"], "anchors": [1]}}
+        )
     assert restored.settings() == before
+    change_settings(restored, {"references.games": 4})  # other changes need no anchor check
     with pytest.raises(RunError, match="no network of generation 1"):
         references(restored, config.with_changes({"references.anchors": [0, 1]}), 2)
     change_settings(original, {"references.anchors": [0, 1]})  # the original holds it

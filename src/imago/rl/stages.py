@@ -87,8 +87,9 @@ def changed_config(folder: RunFolder, changes: dict[str, Any]) -> LoopConfig:
             f"{', '.join(fixed)}: fixed once a run exists (the game, the network's shape and "
             "inputs); start a new run with `imago rl init`"
         )
-    config = LoopConfig.from_json(changed_settings(folder.settings()["config"], changes))
-    if "references.anchors" in changes or "references" in changes:
+    stored = folder.settings()["config"]
+    config = LoopConfig.from_json(changed_settings(stored, changes))
+    if config.references.anchors != tuple(stored.get("references", {}).get("anchors", (0,))):
         latest = folder.latest()
         anchor_generations(folder, config, -1 if latest is None else latest + 1)
     return config
@@ -719,9 +720,11 @@ def anchor_generations(folder: RunFolder, config: LoopConfig, before: int) -> li
     anchors = sorted({anchor for anchor in config.references.anchors if anchor < before})
     missing = [str(anchor) for anchor in anchors if not folder.model_path(anchor).is_file()]
     if missing:
+        held = ", ".join(map(str, folder.generations()))
         raise RunError(
             f"references.anchors: {folder.root} holds no network of generation "
-            f"{', '.join(missing)} (a restored run holds only the networks its checkpoint kept)"
+            f"{', '.join(missing)} (a restored run holds only the networks its checkpoint "
+            f"kept); choose among those it holds: {held}"
         )
     return anchors
 
